@@ -1,0 +1,21 @@
+// The batched CPU backend's "kernel launch": an OpenMP loop over elements with static scheduling.
+// Static scheduling keeps each element on a fixed thread for a given thread count, and no loop body
+// writes anything another element reads, so results do not depend on the thread count.
+#pragma once
+
+namespace stagger {
+
+// Below this many elements a parallel region costs more than it saves.
+constexpr int kParallelThreshold = 2048;
+
+template <class F>
+void parallel_for(int n, F&& body) {
+  if (n < kParallelThreshold) {
+    for (int i = 0; i < n; ++i) body(i);
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < n; ++i) body(i);
+}
+
+}  // namespace stagger

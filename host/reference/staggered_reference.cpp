@@ -1,0 +1,413 @@
+#include "staggered_reference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+
+#include <Eigen/Dense>
+#include <Eigen/Sparse>
+
+#include "kernels/projections.h"
+
+namespace stagger {
+
+namespace {
+
+using Eigen::VectorXd;
+using Sparse = Eigen::SparseMatrix<double>;
+using Triplet = Eigen::Triplet<double>;
+using Projection = std::function<void(VectorXd&)>;
+
+constexpr double kFreeVelocityFloor = 1e-6;  // b_floor per row, as in the batched backend
+
+// One island's assembled problem: unknowns gamma = (alpha_1..alpha_n, beta_1..beta_n) and
+// v = W gamma + b (normal rows minus c).
+struct IslandProblem {
+  int nc = 0, nt = 2;
+  bool pyramid = false;
+  std::vector<double> mu, facet_cos, facet_sin;
+  Sparse jn, jt, minv;        // J_n (nc x 6nb), J_t (nc nt x 6nb), M^-1
+  Sparse wnn, wnt, wtn, wtt;  // blocks of W
+  VectorXd bn, bt, up;        // free velocities and u^p
+  double scale = 1;           // 1 / max(|b|, b_floor)
+};
+
+IslandProblem assemble(const ContactProblem& p, int island) {
+  IslandProblem ip;
+  const int c0 = p.island_contact_begin[island], c1 = p.island_contact_begin[island + 1];
+  const int s0 = p.island_body_begin[island], s1 = p.island_body_begin[island + 1];
+  ip.nc = c1 - c0;
+  ip.nt = p.friction_dims;
+  ip.pyramid = p.pyramid;
+  ip.facet_cos = p.facet_cos;
+  ip.facet_sin = p.facet_sin;
+  const int nb = s1 - s0, nc = ip.nc, nt = ip.nt;
+
+  // Friction directions of each contact: t1, t2 (cone) or d_j = cos_j t1 + sin_j t2 (pyramid).
+  auto direction = [&](int k, int j) {
+    if (!p.pyramid) return j == 0 ? p.tangent1[k] : p.tangent2[k];
+    return p.facet_cos[j] * p.tangent1[k] + p.facet_sin[j] * p.tangent2[k];
+  };
+  std::vector<Triplet> tn, tt;
+  auto add_row = [&](std::vector<Triplet>& t, int row, int k, Vec3d dir) {
+    if (p.slot_a[k] >= 0) {
+      int col = 6 * (p.slot_a[k] - s0);
+      Vec3d ang = cross(p.r_a[k], dir);
+      for (int d = 0; d < 3; ++d) {
+        t.emplace_back(row, col + d, dir[d]);
+        t.emplace_back(row, col + 3 + d, ang[d]);
+      }
+    }
+    if (p.slot_b[k] >= 0) {
+      int col = 6 * (p.slot_b[k] - s0);
+      Vec3d ang = cross(p.r_b[k], dir);
+      for (int d = 0; d < 3; ++d) {
+        t.emplace_back(row, col + d, -dir[d]);
+        t.emplace_back(row, col + 3 + d, -ang[d]);
+      }
+    }
+  };
+  ip.bn.resize(nc);
+  ip.bt.resize(nc * nt);
+  for (int k = c0; k < c1; ++k) {
+    int local = k - c0;
+    add_row(tn, local, k, p.normal[k]);
+    ip.bn[local] = dot(p.normal[k], p.w_known[k]) - p.rhs[k];
+    for (int j = 0; j < nt; ++j) {
+      add_row(tt, local * nt + j, k, direction(k, j));
+      ip.bt[local * nt + j] = dot(direction(k, j), p.w_known[k]);
+    }
+    ip.mu.push_back(p.mu[k]);
+  }
+  ip.jn.resize(nc, 6 * nb);
+  ip.jn.setFromTriplets(tn.begin(), tn.end());
+  ip.jt.resize(nc * nt, 6 * nb);
+  ip.jt.setFromTriplets(tt.begin(), tt.end());
+
+  std::vector<Triplet> tm;
+  ip.up.resize(6 * nb);
+  for (int s = s0; s < s1; ++s) {
+    int o = 6 * (s - s0);
+    for (int d = 0; d < 3; ++d) {
+      tm.emplace_back(o + d, o + d, p.inv_mass[s]);
+      ip.up[o + d] = p.v_pred[s][d];
+      ip.up[o + 3 + d] = p.w_pred[s][d];
+      for (int e = 0; e < 3; ++e) tm.emplace_back(o + 3 + d, o + 3 + e, p.inv_inertia[s].row(d)[e]);
+    }
+  }
+  ip.minv.resize(6 * nb, 6 * nb);
+  ip.minv.setFromTriplets(tm.begin(), tm.end());
+
+  ip.bn += ip.jn * ip.up;
+  ip.bt += ip.jt * ip.up;
+  Sparse minv_jnt = ip.minv * Sparse(ip.jn.transpose());
+  Sparse minv_jtt = ip.minv * Sparse(ip.jt.transpose());
+  ip.wnn = ip.jn * minv_jnt;
+  ip.wnt = ip.jn * minv_jtt;
+  ip.wtn = ip.jt * minv_jnt;
+  ip.wtt = ip.jt * minv_jtt;
+  double bnorm = std::sqrt(ip.bn.squaredNorm() + ip.bt.squaredNorm());
+  ip.scale = 1.0 / std::max(bnorm, kFreeVelocityFloor * std::sqrt(double(nc * (1 + nt))));
+  return ip;
+}
+
+// Largest eigenvalue of a symmetric positive semidefinite A, from below (power iterations).
+double power_estimate(const Sparse& a) {
+  if (a.rows() == 0) return 1.0;
+  VectorXd v = VectorXd::Ones(a.rows()).normalized();
+  double lambda = 0;
+  for (int i = 0; i < 20; ++i) {
+    VectorXd w = a * v;
+    lambda = w.norm();
+    if (lambda <= 0) return std::numeric_limits<double>::min();
+    v = w / lambda;
+  }
+  return lambda;
+}
+
+struct QpOutcome {
+  VectorXd x;
+  int iterations = 0;
+  double lipschitz = 0;
+};
+
+// APGD exactly as SOLVER.md writes it: min 1/2 x'Ax + x'r over the set of `project`.
+QpOutcome apgd(const Sparse& a, const VectorXd& r, VectorXd x, const Projection& project, double tolerance,
+               double scale, int max_iterations, double lipschitz) {
+  auto f = [&](const VectorXd& z) { return 0.5 * z.dot(a * z) + z.dot(r); };
+  auto residual = [&](const VectorXd& z) {
+    VectorXd step = z - (a * z + r);
+    project(step);
+    return (z - step).norm() * scale;
+  };
+  project(x);
+  QpOutcome out;
+  out.x = x;
+  double best = residual(x);
+  double L = lipschitz, theta = 1;
+  VectorXd y = x;
+  if (best <= tolerance) {
+    out.lipschitz = L;
+    return out;
+  }
+  for (int it = 1; it <= max_iterations; ++it) {
+    VectorXd g = a * y + r;
+    VectorXd xp = y - g / L;
+    project(xp);
+    double fy = f(y);
+    for (int backtrack = 0; backtrack < 60; ++backtrack) {
+      VectorXd d = xp - y;
+      double bound = fy + g.dot(d) + 0.5 * L * d.squaredNorm();
+      if (f(xp) <= bound + 1e-13 * (std::fabs(fy) + std::fabs(bound))) break;  // slack for rounding only
+      L *= 2;
+      xp = y - g / L;
+      project(xp);
+    }
+    double theta_next = (-theta * theta + theta * std::sqrt(theta * theta + 4)) / 2;
+    double b = theta * (1 - theta) / (theta * theta + theta_next);
+    if (g.dot(xp - x) > 0) {
+      y = xp;
+      theta_next = 1;
+    } else {
+      y = xp + b * (xp - x);
+    }
+    x = xp;
+    theta = theta_next;
+    L *= 0.9;
+    out.iterations = it;
+    double res = residual(x);
+    if (res < best) {
+      best = res;
+      out.x = x;
+    }
+    if (!(res > tolerance)) break;
+  }
+  out.lipschitz = L;
+  return out;
+}
+
+// Natural-map error of (alpha, beta) on the island, with v = W gamma + b (+ shift on normal rows).
+double natural_map_error(const IslandProblem& ip, const VectorXd& alpha, const VectorXd& beta) {
+  VectorXd vn = ip.wnn * alpha + ip.wnt * beta + ip.bn;
+  VectorXd vt = ip.wtn * alpha + ip.wtt * beta + ip.bt;
+  double sum = 0;
+  const int nt = ip.nt;
+  for (int k = 0; k < ip.nc; ++k) {
+    // Written out again here on purpose: the oracle does not share the batched backend's error code.
+    std::vector<double> rows(nt);
+    for (int j = 0; j < nt; ++j) rows[j] = vt[k * nt + j];
+    double shift;
+    if (!ip.pyramid) {
+      shift = ip.mu[k] * std::hypot(rows[0], rows[1]);
+    } else {
+      double slip = 0;
+      for (double v : rows) slip = std::max(slip, -v);
+      shift = ip.mu[k] * slip;
+    }
+    double a0 = alpha[k], a = a0 - (vn[k] + shift);
+    std::vector<double> b0(nt), b(nt);
+    for (int j = 0; j < nt; ++j) {
+      b0[j] = beta[k * nt + j];
+      b[j] = b0[j] - rows[j];
+    }
+    if (ip.pyramid) project_pyramid_cone(a, b.data(), nt, ip.mu[k]);
+    else project_cone(a, b[0], b[1], ip.mu[k]);
+    sum += (a0 - a) * (a0 - a);
+    for (int j = 0; j < nt; ++j) sum += (b0[j] - b[j]) * (b0[j] - b[j]);
+  }
+  return std::sqrt(sum) * ip.scale;
+}
+
+Projection contact_set() {
+  return [](VectorXd& x) { x = x.cwiseMax(0.0); };
+}
+
+Projection friction_set(const IslandProblem& ip, const VectorXd& alpha) {
+  return [&ip, alpha](VectorXd& b) {
+    for (int k = 0; k < ip.nc; ++k) {
+      double radius = ip.mu[k] * std::max(alpha[k], 0.0);
+      if (ip.pyramid) project_scaled_simplex(b.data() + k * ip.nt, ip.nt, radius);
+      else project_disk(b[k * ip.nt], b[k * ip.nt + 1], radius);
+    }
+  };
+}
+
+// The relaxed (CCP) set over gamma = (alpha; beta): a cone or pyramid per contact.
+Projection cone_set(const IslandProblem& ip) {
+  return [&ip](VectorXd& g) {
+    const int nc = ip.nc, nt = ip.nt;
+    for (int k = 0; k < nc; ++k) {
+      double* b = g.data() + nc + k * nt;
+      if (ip.pyramid) project_pyramid_cone(g[k], b, nt, ip.mu[k]);
+      else project_cone(g[k], b[0], b[1], ip.mu[k]);
+    }
+  };
+}
+
+struct IslandSolution {
+  VectorXd alpha, beta;
+  IslandStats stats;
+  double lipschitz_contact = 0, lipschitz_friction = 0;
+};
+
+IslandSolution solve_staggered(const IslandProblem& ip, VectorXd alpha, VectorXd beta, const SolverSettings& s,
+                               const SolveControls& c) {
+  IslandSolution out;
+  double lc = power_estimate(ip.wnn), lf = power_estimate(ip.wtt);
+  double err = natural_map_error(ip, alpha, beta), best_err = std::numeric_limits<double>::infinity();
+  out.alpha = alpha;
+  out.beta = beta;
+  for (int it = 1; it <= s.max_outer_iterations; ++it) {
+    double tau = c.adaptive_inner_tolerance ? std::max(s.inner_tolerance, 0.1 * err) : s.inner_tolerance;
+    QpOutcome qc = apgd(ip.wnn, ip.bn + ip.wnt * beta, alpha, contact_set(), tau, ip.scale, s.max_inner_iterations, lc);
+    alpha = qc.x;
+    lc = qc.lipschitz;
+    out.stats.inner_iterations += qc.iterations;
+    out.stats.outer_iterations = it;
+    err = natural_map_error(ip, alpha, beta);
+    if (err < best_err) {  // errors are not monotone: keep the best pair
+      best_err = err;
+      out.alpha = alpha;
+      out.beta = beta;
+    }
+    if (err <= s.tolerance) {
+      out.stats.converged = true;
+      break;
+    }
+    QpOutcome qf = apgd(ip.wtt, ip.bt + ip.wtn * alpha, beta, friction_set(ip, alpha), tau, ip.scale,
+                        s.max_inner_iterations, lf);
+    beta = qf.x;
+    lf = qf.lipschitz;
+    out.stats.inner_iterations += qf.iterations;
+  }
+  out.stats.error = best_err;
+  out.lipschitz_contact = lc;
+  out.lipschitz_friction = lf;
+  return out;
+}
+
+// The relaxed problem over all of W; `shifted` runs Anitescu-Hart's successive relaxation around it.
+IslandSolution solve_relaxed(const IslandProblem& ip, VectorXd alpha, VectorXd beta, const SolverSettings& s,
+                             bool shifted) {
+  const int nc = ip.nc, nt = ip.nt;
+  Sparse w(nc * (1 + nt), nc * (1 + nt));
+  {
+    std::vector<Triplet> t;
+    auto put = [&](const Sparse& m, int r0, int c0) {
+      for (int col = 0; col < m.outerSize(); ++col)
+        for (Sparse::InnerIterator it(m, col); it; ++it) t.emplace_back(r0 + it.row(), c0 + it.col(), it.value());
+    };
+    put(ip.wnn, 0, 0);
+    put(ip.wnt, 0, nc);
+    put(ip.wtn, nc, 0);
+    put(ip.wtt, nc, nc);
+    w.setFromTriplets(t.begin(), t.end());
+  }
+  VectorXd b(nc * (1 + nt));
+  b << ip.bn, ip.bt;
+  VectorXd gamma(nc * (1 + nt));
+  gamma << alpha, beta;
+  double L = power_estimate(w);
+  IslandSolution out;
+  out.alpha = alpha;
+  out.beta = beta;
+  auto tangential_shift = [&](const VectorXd& g) {
+    VectorXd v = w * g + b, shift = VectorXd::Zero(nc * (1 + nt));
+    for (int k = 0; k < nc; ++k) {
+      if (!ip.pyramid) {
+        shift[k] = ip.mu[k] * std::hypot(v[nc + k * nt], v[nc + k * nt + 1]);
+      } else {
+        double slip = 0;
+        for (int j = 0; j < nt; ++j) slip = std::max(slip, -v[nc + k * nt + j]);
+        shift[k] = ip.mu[k] * slip;
+      }
+    }
+    return shift;
+  };
+  if (!shifted) {
+    long long budget = std::min<long long>(1LL * s.max_inner_iterations * s.max_outer_iterations, 1 << 30);
+    QpOutcome q = apgd(w, b, gamma, cone_set(ip), s.tolerance, ip.scale, int(budget), L);
+    VectorXd check = q.x - (w * q.x + b);
+    cone_set(ip)(check);
+    out.stats.converged = (q.x - check).norm() * ip.scale <= s.tolerance;
+    out.stats.outer_iterations = 1;
+    out.stats.inner_iterations = q.iterations;
+    out.alpha = q.x.head(nc);
+    out.beta = q.x.tail(nc * nt);
+    out.stats.error = natural_map_error(ip, out.alpha, out.beta);
+    out.lipschitz_contact = q.lipschitz;
+    return out;
+  }
+  double err = natural_map_error(ip, alpha, beta), best_err = std::numeric_limits<double>::infinity();
+  VectorXd shift = tangential_shift(gamma);
+  for (int it = 1; it <= s.max_outer_iterations; ++it) {
+    double tau = std::max(s.inner_tolerance, 0.1 * err);
+    QpOutcome q = apgd(w, b + shift, gamma, cone_set(ip), tau, ip.scale, s.max_inner_iterations, L);
+    gamma = q.x;
+    L = q.lipschitz;
+    out.stats.inner_iterations += q.iterations;
+    out.stats.outer_iterations = it;
+    err = natural_map_error(ip, gamma.head(nc), gamma.tail(nc * nt));
+    if (err < best_err) {
+      best_err = err;
+      out.alpha = gamma.head(nc);
+      out.beta = gamma.tail(nc * nt);
+    }
+    if (err <= s.tolerance) {
+      out.stats.converged = true;
+      break;
+    }
+    shift = tangential_shift(gamma);
+  }
+  out.stats.error = best_err;
+  out.lipschitz_contact = L;
+  return out;
+}
+
+}  // namespace
+
+SolveResult solve_reference(const ContactProblem& p, const SolverSettings& settings, const SolveControls& controls) {
+  const int nc = p.num_contacts(), nt = p.friction_dims, ni = p.num_islands();
+  SolveResult result;
+  result.alpha.assign(nc, 0.0);
+  result.beta.assign(size_t(nc) * nt, 0.0);
+  result.v = p.v_pred;
+  result.w = p.w_pred;
+  result.islands.resize(ni);
+  result.lipschitz_contact.assign(ni, 0.0);
+  result.lipschitz_friction.assign(ni, 0.0);
+
+  for (int i = 0; i < ni; ++i) {
+    IslandProblem ip = assemble(p, i);
+    const int c0 = p.island_contact_begin[i], s0 = p.island_body_begin[i];
+    // Warm start, projected onto the friction sets.
+    VectorXd alpha = VectorXd::Zero(ip.nc), beta = VectorXd::Zero(ip.nc * nt);
+    if (!p.alpha_warm.empty())
+      for (int k = 0; k < ip.nc; ++k) alpha[k] = std::max(0.0, p.alpha_warm[c0 + k]);
+    if (!p.beta_warm.empty())
+      for (int j = 0; j < ip.nc * nt; ++j) beta[j] = p.beta_warm[size_t(c0) * nt + j];
+    friction_set(ip, alpha)(beta);
+
+    IslandSolution sol;
+    switch (settings.method) {
+      case Method::staggered: sol = solve_staggered(ip, alpha, beta, settings, controls); break;
+      case Method::ccp: sol = solve_relaxed(ip, alpha, beta, settings, false); break;
+      case Method::successive_relaxation: sol = solve_relaxed(ip, alpha, beta, settings, true); break;
+    }
+    for (int k = 0; k < ip.nc; ++k) result.alpha[c0 + k] = sol.alpha[k];
+    for (int j = 0; j < ip.nc * nt; ++j) result.beta[size_t(c0) * nt + j] = sol.beta[j];
+    VectorXd u = ip.up + ip.minv * (Sparse(ip.jn.transpose()) * sol.alpha + Sparse(ip.jt.transpose()) * sol.beta);
+    for (int s = s0; s < p.island_body_begin[i + 1]; ++s) {
+      int o = 6 * (s - s0);
+      result.v[s] = Vec3d{u[o], u[o + 1], u[o + 2]};
+      result.w[s] = Vec3d{u[o + 3], u[o + 4], u[o + 5]};
+    }
+    result.islands[i] = sol.stats;
+    result.lipschitz_contact[i] = sol.lipschitz_contact;
+    result.lipschitz_friction[i] = sol.lipschitz_friction;
+  }
+  return result;
+}
+
+}  // namespace stagger

@@ -1,0 +1,96 @@
+// The scene as the user wrote it, validated and with every default filled in (SCENE_FORMAT.md).
+// Loading is the only place that reads JSON; everything downstream works from these structs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/shapes.h"
+#include "kernels/vec.h"
+
+namespace stagger {
+
+using Vec3d = Vec3<double>;
+using Quatd = Quat<double>;
+
+enum class MotionType { none, sinusoid, constant_velocity };
+
+// Prescribed motion of a kinematic body (SCENE_FORMAT.md, MOTION).
+struct MotionDesc {
+  MotionType type = MotionType::none;
+  Vec3d axis{0, 0, 1};      // sinusoid: unit direction
+  double amplitude = 0, frequency = 0, phase = 0;
+  Vec3d velocity{0, 0, 0};  // constant_velocity
+  Vec3d angular_velocity{0, 0, 0};
+};
+
+enum class BodyKind : std::uint8_t { dynamic, fixed, kinematic };
+
+struct BodyDesc {
+  std::string id;
+  Shape shape;
+  Vec3d position{0, 0, 0};
+  Quatd orientation{1, 0, 0, 0};
+  Vec3d velocity{0, 0, 0};
+  Vec3d angular_velocity{0, 0, 0};
+  double mass = 0;  // resolved from mass or density for dynamic bodies; 0 otherwise
+  double friction = 0.5;
+  double restitution = 0.0;
+  BodyKind kind = BodyKind::dynamic;
+  MotionDesc motion;
+};
+
+enum class Method { staggered, ccp, successive_relaxation };
+enum class FrictionModel { cone, pyramid };
+
+struct SolverSettings {
+  Method method = Method::staggered;
+  FrictionModel friction_model = FrictionModel::cone;
+  int pyramid_facets = 8;
+  double tolerance = 1e-4;
+  int max_outer_iterations = 50;
+  double inner_tolerance = 1e-8;
+  int max_inner_iterations = 300;
+  double stabilization_speed = 0.1;
+  std::optional<double> contact_envelope;  // nullopt: automatic (5% of the smallest shape)
+  // Project additions (documented in docs/scene_format.md):
+  bool warm_start = true;                  // reuse the previous step's impulses
+  double bounce_threshold = 0.05;          // v_bounce of SOLVER.md, m/s
+};
+
+struct OutputSettings {
+  int every = 0;  // 0: no frames
+};
+
+struct Scene {
+  std::string name;
+  std::string file;          // path as given on the command line (for messages)
+  Vec3d gravity{0, 0, -9.81};
+  double time_step = 0;
+  std::int64_t steps = 0;    // resolved from "steps" or "duration"
+  SolverSettings solver;
+  std::vector<BodyDesc> bodies;  // listed bodies, then generated ones
+  OutputSettings output;
+  std::vector<std::string> track;  // ids whose trajectories are recorded and reported
+};
+
+// A problem with the input: reported as `error: <file>: <path>: <message>` with exit code 2.
+struct SceneError : std::runtime_error {
+  std::string path;
+  SceneError(std::string json_path, const std::string& message)
+      : std::runtime_error(message), path(std::move(json_path)) {}
+};
+
+// Reads and validates a scene file. Throws SceneError (path "$" for the document itself).
+Scene load_scene(const std::string& file);
+// Same, from text already in memory (tests, fuzzing); `file` only names it in messages and
+// anchors relative paths.
+Scene parse_scene(const std::string& text, const std::string& file);
+
+// The default contact envelope: 5% of the smallest shape size (sphere diameter, box's smallest edge).
+double automatic_contact_envelope(const Scene& scene);
+
+}  // namespace stagger

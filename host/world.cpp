@@ -1,0 +1,125 @@
+#include "world.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "parallel.h"
+#include "reference/staggered_reference.h"
+#include "solve_stage.h"
+
+namespace stagger {
+
+namespace {
+
+class StageClock {
+ public:
+  explicit StageClock(std::array<double, kStageCount>& totals) : totals_(totals), last_(Clock::now()) {}
+  void lap(Stage stage) {
+    auto now = Clock::now();
+    totals_[stage] += std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  std::array<double, kStageCount>& totals_;
+  Clock::time_point last_;
+};
+
+bool finite(Vec3d v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
+
+}  // namespace
+
+World::World(const Scene& scene, WorldOptions options)
+    : scene_(scene), options_(options), bodies_(Bodies::from_scene(scene)) {
+  envelope_ = scene.solver.contact_envelope.value_or(automatic_contact_envelope(scene));
+}
+
+void World::step() {
+  const double h = scene_.time_step;
+  StageClock clock(stage_seconds_);
+  compute_contact_margins(bodies_, h, envelope_, scene_.gravity, margins_);
+  broadphase_.find_pairs(bodies_, margins_, pairs_);
+  clock.lap(kBroadphase);
+  narrowphase(bodies_, pairs_, margins_, contacts_);
+  clock.lap(kNarrowphase);
+  build_islands(bodies_, contacts_, options_.single_island, islands_);
+  clock.lap(kIslands);
+  solve();
+  clock.lap(kSolve);
+  integrate();
+  clock.lap(kIntegrate);
+}
+
+void World::solve() {
+  const double h = scene_.time_step;
+  predict_velocities(bodies_, scene_.gravity, h, v_pred_, w_pred_);
+  ProblemSettings settings{h, time_, 2.0 * envelope_};
+  build_contact_problem(bodies_, contacts_, islands_, v_pred_, w_pred_, scene_.solver, settings,
+                        scene_.solver.warm_start ? &warm_ : nullptr, problem_, source_);
+  if (options_.backend == SolverBackend::reference)
+    result_ = solve_reference(problem_, scene_.solver, options_.controls);
+  else
+    result_ = batched_.solve(problem_, scene_.solver, options_.controls);
+
+  // u^{t+1}: the solved velocities for bodies in contact, the predictor for the others.
+  const int n = bodies_.size();
+  parallel_for(n, [&](int i) {
+    if (!bodies_.is_dynamic(i)) return;
+    bodies_.v[i] = v_pred_[i];
+    bodies_.w[i] = w_pred_[i];
+  });
+  for (int s = 0; s < problem_.num_bodies(); ++s) {
+    int b = islands_.bodies[s];
+    bodies_.v[b] = result_.v[s];
+    bodies_.w[b] = result_.w[s];
+  }
+  if (scene_.solver.warm_start) warm_.assign(warm_start_entries(contacts_, source_, problem_, result_));
+
+  // Report (quality measured from the returned impulses, independently of the solver).
+  StepReport r;
+  r.contacts = contacts_.size();
+  r.islands = islands_.count();
+  for (const IslandStats& s : result_.islands) {
+    r.outer_iterations += s.outer_iterations;
+    r.outer_iterations_max = std::max(r.outer_iterations_max, s.outer_iterations);
+    r.inner_iterations += s.inner_iterations;
+    r.converged = r.converged && s.converged;
+  }
+  for (double g : contacts_.gap) r.overlap_before = std::max(r.overlap_before, -g);
+  std::vector<double> gaps(source_.size());
+  for (size_t j = 0; j < source_.size(); ++j) gaps[j] = contacts_.gap[source_[j]];
+  r.quality = measure_quality(problem_, result_, gaps, h);
+  report_ = r;
+}
+
+void World::integrate() {
+  const double h = scene_.time_step;
+  const double t_next = time_ + h;
+  parallel_for(bodies_.size(), [&](int i) {
+    switch (bodies_.kind[i]) {
+      case BodyKind::dynamic: integrate_pose(bodies_.x[i], bodies_.q[i], bodies_.v[i], bodies_.w[i], h); break;
+      case BodyKind::kinematic:
+        kinematic_state(bodies_.motion[i], bodies_.x0[i], bodies_.q0[i], t_next, bodies_.x[i], bodies_.q[i],
+                        bodies_.v[i], bodies_.w[i]);
+        break;
+      case BodyKind::fixed: break;
+    }
+  });
+  // t = n h exactly, without accumulated rounding.
+  ++steps_done_;
+  time_ = double(steps_done_) * h;
+}
+
+int World::first_non_finite_body() const {
+  for (int i = 0; i < bodies_.size(); ++i) {
+    const Quatd& q = bodies_.q[i];
+    if (!finite(bodies_.x[i]) || !finite(bodies_.v[i]) || !finite(bodies_.w[i]) ||
+        !(std::isfinite(q.w) && std::isfinite(q.x) && std::isfinite(q.y) && std::isfinite(q.z)))
+      return i;
+  }
+  return -1;
+}
+
+}  // namespace stagger

@@ -1,0 +1,90 @@
+// The world and its time step: five stages, always in this order (ARCHITECTURE.md).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "bodies.h"
+#include "broadphase.h"
+#include "contact_problem.h"
+#include "islands.h"
+#include "narrowphase.h"
+#include "quality.h"
+#include "scene.h"
+#include "staggered.h"
+#include "warm_start.h"
+
+namespace stagger {
+
+enum Stage { kBroadphase, kNarrowphase, kIslands, kSolve, kIntegrate, kStageCount };
+inline constexpr const char* kStageNames[kStageCount] = {"broadphase", "narrowphase", "islands", "solve", "integrate"};
+
+// Which implementation runs the solve stage.
+enum class SolverBackend { batched, reference };
+
+struct WorldOptions {
+  SolverBackend backend = SolverBackend::batched;
+  bool single_island = false;  // solve all contacts as one island (tests)
+  SolveControls controls;
+};
+
+// What one step did, for progress, summaries and tests.
+struct StepReport {
+  int contacts = 0, islands = 0;
+  long long outer_iterations = 0;  // summed over islands
+  int outer_iterations_max = 0;
+  long long inner_iterations = 0;  // summed over islands
+  bool converged = true;           // every island met the tolerance
+  double overlap_before = 0;       // deepest overlap found by this step's collision detection
+  StepQuality quality;
+};
+
+class World {
+ public:
+  explicit World(const Scene& scene, WorldOptions options = {});
+
+  void step();
+
+  const Scene& scene() const { return scene_; }
+  const Bodies& bodies() const { return bodies_; }
+  Bodies& bodies() { return bodies_; }
+  double time() const { return time_; }
+  std::int64_t steps_done() const { return steps_done_; }
+  double contact_envelope() const { return envelope_; }
+  const StepReport& last_step() const { return report_; }
+  const std::array<double, kStageCount>& stage_seconds() const { return stage_seconds_; }  // cumulative
+  const Contacts& contacts() const { return contacts_; }
+  const ContactProblem& problem() const { return problem_; }
+  const SolveResult& solution() const { return result_; }
+  const std::vector<int>& problem_contact_source() const { return source_; }
+  // Index of the first body whose state is not finite, or -1.
+  int first_non_finite_body() const;
+
+ private:
+  void solve();
+  void integrate();
+
+  Scene scene_;
+  WorldOptions options_;
+  Bodies bodies_;
+  double envelope_ = 0, time_ = 0;
+  std::int64_t steps_done_ = 0;
+
+  ContactMargins margins_;
+  Broadphase broadphase_;
+  std::vector<BodyPair> pairs_;
+  Contacts contacts_;
+  Islands islands_;
+  std::vector<Vec3d> v_pred_, w_pred_;
+  ContactProblem problem_;
+  std::vector<int> source_;
+  SolveResult result_;
+  BatchedSolver batched_;
+  WarmStartCache warm_;
+
+  StepReport report_;
+  std::array<double, kStageCount> stage_seconds_{};
+};
+
+}  // namespace stagger

@@ -1,0 +1,150 @@
+// Accelerated projected gradient (Nesterov, with backtracking and adaptive restart) as element
+// functions over all islands at once (SOLVER.md, "Inner solver"). Per-island scalars live in
+// ApgdIsland, so one pass advances every island that is still iterating and skips the others.
+//
+// One iteration = trial point (per contact) -> velocities (per body) -> gradient and partial sums
+// (per contact) -> control (per island) -> accept (per contact). Since the objective is quadratic,
+// the backtracking test f(x+) <= f(y) + g'(x+ - y) + L/2 |x+ - y|^2 is exactly
+// d'A d <= L |d|^2 with d = x+ - y and A d = g(x+) - g(y): no objective values (and no cancellation
+// between large ones) are needed, and g(y) follows from g(x+) and g(x) by linearity, so an iteration
+// costs one Delassus product.
+#pragma once
+
+#include "feasible_sets.h"
+
+namespace stagger {
+
+template <class T>
+struct ApgdIsland {
+  T lipschitz = T(1);       // L, the current step is 1/L
+  T theta = T(1);
+  T tolerance = T(0);       // tau on the scaled residual
+  T scale = T(1);           // 1 / max(|b|, b_floor): residuals are relative to the free velocity
+  T best_residual = T(0);
+  T momentum = T(0);        // extrapolation coefficient chosen by the last accepted iteration
+  int iterations = 0;       // accepted iterations
+  int backtracks = 0;       // total L doublings
+  int retries = 0;          // consecutive doublings in this iteration
+  int active = 0;           // still iterating
+  int accepted = 0;         // the last trial was accepted (its contacts must advance)
+  int improved = 0;         // the accepted point is the best so far (its contacts must save it)
+};
+
+// Per-contact partial sums of one trial.
+template <class T>
+struct ApgdTerms {
+  T d_Ad;      // (x+ - y)' (g(x+) - g(y))
+  T d_d;       // |x+ - y|^2
+  T g_dx;      // g(y)' (x+ - x): positive means the momentum points uphill (restart)
+  T residual;  // |x+ - P(x+ - g(x+))|^2, the projected-gradient residual at x+
+};
+
+// x+ = P(y - g(y)/L) for contact k's moving unknowns.
+template <class T>
+STAGGER_HD STAGGER_INLINE void apgd_trial_point(const ProblemView<T>& p, int k, QpPhase phase, T lipschitz,
+                                                const T* y_alpha, const T* y_beta, const T* gy_alpha,
+                                                const T* gy_beta, T* xp_alpha, T* xp_beta) {
+  T a, b[kMaxFacets];
+  load_unknowns(p, k, y_alpha, y_beta, a, b);
+  T step = T(1) / lipschitz;
+  if (moves_alpha(phase)) a -= step * gy_alpha[k];
+  if (moves_beta(phase)) {
+    const T* g = gy_beta + k * p.friction_dims;
+    for (int j = 0; j < p.friction_dims; ++j) b[j] -= step * g[j];
+  }
+  project_phase(p, k, phase, a, b);
+  store_unknowns(p, k, a, b, xp_alpha, xp_beta);
+}
+
+// |x - P(x - g)|^2 over contact k's moving unknowns.
+template <class T>
+STAGGER_HD STAGGER_INLINE T projected_gradient_residual(const ProblemView<T>& p, int k, QpPhase phase, const T* x_alpha,
+                                                        const T* x_beta, const T* g_alpha, const T* g_beta) {
+  T a, b[kMaxFacets], a0, b0[kMaxFacets];
+  load_unknowns(p, k, x_alpha, x_beta, a0, b0);
+  a = a0;
+  for (int j = 0; j < p.friction_dims; ++j) b[j] = b0[j];
+  if (moves_alpha(phase)) a -= g_alpha[k];
+  if (moves_beta(phase))
+    for (int j = 0; j < p.friction_dims; ++j) b[j] -= g_beta[k * p.friction_dims + j];
+  project_phase(p, k, phase, a, b);
+  T r = T(0);
+  if (moves_alpha(phase)) r += square(a0 - a);
+  if (moves_beta(phase))
+    for (int j = 0; j < p.friction_dims; ++j) r += square(b0[j] - b[j]);
+  return r;
+}
+
+template <class T>
+STAGGER_HD STAGGER_INLINE ApgdTerms<T> apgd_terms(const ProblemView<T>& p, int k, QpPhase phase, const T* x_alpha,
+                                                  const T* x_beta, const T* y_alpha, const T* y_beta,
+                                                  const T* xp_alpha, const T* xp_beta, const T* gy_alpha,
+                                                  const T* gy_beta, const T* gxp_alpha, const T* gxp_beta) {
+  ApgdTerms<T> t{T(0), T(0), T(0), T(0)};
+  if (moves_alpha(phase)) {
+    T d = xp_alpha[k] - y_alpha[k];
+    t.d_Ad += d * (gxp_alpha[k] - gy_alpha[k]);
+    t.d_d += d * d;
+    t.g_dx += gy_alpha[k] * (xp_alpha[k] - x_alpha[k]);
+  }
+  if (moves_beta(phase)) {
+    for (int j = k * p.friction_dims; j < (k + 1) * p.friction_dims; ++j) {
+      T d = xp_beta[j] - y_beta[j];
+      t.d_Ad += d * (gxp_beta[j] - gy_beta[j]);
+      t.d_d += d * d;
+      t.g_dx += gy_beta[j] * (xp_beta[j] - x_beta[j]);
+    }
+  }
+  t.residual = projected_gradient_residual(p, k, phase, xp_alpha, xp_beta, gxp_alpha, gxp_beta);
+  return t;
+}
+
+// Per-island decision on a trial from the island's summed terms: backtrack (L doubles, same y)
+// or accept (Nesterov momentum with adaptive restart, L relaxes by 0.9, convergence check).
+template <class T>
+STAGGER_HD STAGGER_INLINE void apgd_control(ApgdIsland<T>& s, ApgdTerms<T> sum, int max_iterations) {
+  s.accepted = 0;
+  s.improved = 0;
+  if (!s.active) return;
+  const int kMaxRetries = 60;  // 2^60: only a non-finite state gets here; it then stops below
+  bool sufficient = sum.d_Ad <= s.lipschitz * sum.d_d * T(1 + 1e-9);
+  if (!sufficient && s.retries < kMaxRetries) {
+    s.lipschitz *= T(2);
+    ++s.retries;
+    ++s.backtracks;
+    return;
+  }
+  s.retries = 0;
+  s.accepted = 1;
+  T th = s.theta;
+  T theta_next = (-th * th + th * sqrt_of(th * th + T(4))) / T(2);
+  T momentum = th * (T(1) - th) / (th * th + theta_next);
+  if (sum.g_dx > T(0)) {  // adaptive restart: the momentum points uphill
+    momentum = T(0);
+    theta_next = T(1);
+  }
+  s.theta = theta_next;
+  s.momentum = momentum;
+  s.lipschitz *= T(0.9);
+  ++s.iterations;
+  T r = sqrt_of(sum.residual) * s.scale;
+  if (r < s.best_residual) {
+    s.best_residual = r;
+    s.improved = 1;
+  }
+  if (!(r > s.tolerance) || s.iterations >= max_iterations) s.active = 0;  // NaN also stops
+}
+
+// Advance contact k of an island whose trial was accepted: y = x+ + b (x+ - x), the same for
+// the gradients (linearity), then x = x+.
+template <class T>
+STAGGER_HD STAGGER_INLINE void apgd_accept(int n, T momentum, T* x, T* y, const T* xp, T* gx, T* gy, const T* gxp) {
+  for (int j = 0; j < n; ++j) {
+    y[j] = xp[j] + momentum * (xp[j] - x[j]);
+    gy[j] = gxp[j] + momentum * (gxp[j] - gx[j]);
+    x[j] = xp[j];
+    gx[j] = gxp[j];
+  }
+}
+
+}  // namespace stagger

@@ -1,0 +1,213 @@
+// Box-box contact manifold: separating-axis test over the 15 axes, then either the incident face
+// clipped against the reference face (up to 4 points kept) or one edge-edge point. This is the
+// scheme of ODE's dBoxBox and Box2D v3's hull manifold, written for speculative contacts: pairs
+// separated by less than `margin` also produce points, each with its own positive gap.
+#pragma once
+
+#include "contact_point.h"
+
+namespace stagger {
+
+namespace box_box_detail {
+
+struct ClipVertex {
+  Vec3<double> p;
+  uint32_t key;  // which incident vertex, or which edge x clip plane created it
+};
+
+// Sutherland-Hodgman against the half-space dot(dir, p - origin) <= extent.
+STAGGER_HD STAGGER_INLINE int clip_polygon(const ClipVertex* in, int n, ClipVertex* out, Vec3<double> dir,
+                                           Vec3<double> origin, double extent, uint32_t plane) {
+  int m = 0;
+  for (int i = 0; i < n; ++i) {
+    const ClipVertex& a = in[i];
+    const ClipVertex& b = in[(i + 1) % n];
+    double da = dot(dir, a.p - origin) - extent, db = dot(dir, b.p - origin) - extent;
+    if (da <= 0) out[m++] = a;
+    if ((da < 0 && db > 0) || (da > 0 && db < 0)) {
+      double t = da / (da - db);
+      uint32_t lo = a.key < b.key ? a.key : b.key, hi = a.key < b.key ? b.key : a.key;
+      out[m++] = ClipVertex{a.p + t * (b.p - a.p), (((lo * 31u + hi) * 7u + plane) & 0x3FFu) | 0x400u};
+    }
+  }
+  return m;
+}
+
+}  // namespace box_box_detail
+
+// Contacts between box A (centre xa, rotation ra, half extents ea) and box B; returns how many.
+STAGGER_HD STAGGER_INLINE int collide_box_box(Vec3<double> xa, const Mat3<double>& ra, Vec3<double> ea,
+                                              Vec3<double> xb, const Mat3<double>& rb, Vec3<double> eb, double margin,
+                                              ContactPoint<double>* out) {
+  using namespace box_box_detail;
+  Vec3<double> d = xb - xa;
+  Vec3<double> a_axis[3] = {ra.col(0), ra.col(1), ra.col(2)};
+  Vec3<double> b_axis[3] = {rb.col(0), rb.col(1), rb.col(2)};
+
+  // Separation of the boxes along a unit axis (positive: apart).
+  auto separation = [&](Vec3<double> axis) {
+    double rA = ea.x * abs_of(dot(axis, a_axis[0])) + ea.y * abs_of(dot(axis, a_axis[1])) + ea.z * abs_of(dot(axis, a_axis[2]));
+    double rB = eb.x * abs_of(dot(axis, b_axis[0])) + eb.y * abs_of(dot(axis, b_axis[1])) + eb.z * abs_of(dot(axis, b_axis[2]));
+    return abs_of(dot(axis, d)) - rA - rB;
+  };
+
+  double best_face = -1e300;
+  int face_index = -1;  // 0..2: a face of A, 3..5: a face of B
+  for (int i = 0; i < 6; ++i) {
+    Vec3<double> axis = i < 3 ? a_axis[i] : b_axis[i - 3];
+    double s = separation(axis);
+    if (s > margin) return 0;
+    if (s > best_face) {
+      best_face = s;
+      face_index = i;
+    }
+  }
+  double best_edge = -1e300;
+  int edge_i = -1, edge_j = -1;
+  Vec3<double> edge_axis{0, 0, 0};
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      Vec3<double> c = cross(a_axis[i], b_axis[j]);
+      double len = norm(c);
+      if (len < 1e-6) continue;  // parallel edges: the face axes cover this direction
+      c = (1.0 / len) * c;
+      double s = separation(c);
+      if (s > margin) return 0;
+      if (s > best_edge) {
+        best_edge = s;
+        edge_i = i;
+        edge_j = j;
+        edge_axis = c;
+      }
+    }
+
+  // Prefer faces: an edge axis must be clearly better, or resting boxes flicker between manifolds.
+  double size = min_of(min_elem(ea), min_elem(eb));
+  if (edge_i >= 0 && best_edge > best_face + 0.02 * size) {
+    Vec3<double> n = dot(edge_axis, d) < 0 ? -edge_axis : edge_axis;  // from A towards B
+    // Support edges: A's edge furthest along n, B's furthest along -n.
+    Vec3<double> pa = xa, pb = xb;
+    uint32_t code = 0;
+    for (int k = 0; k < 3; ++k) {
+      if (k != edge_i) {
+        double s = dot(n, a_axis[k]) > 0 ? 1.0 : -1.0;
+        pa += (s * ea[k]) * a_axis[k];
+        code = code * 2u + (s > 0 ? 1u : 0u);
+      }
+      if (k != edge_j) {
+        double s = dot(n, b_axis[k]) < 0 ? 1.0 : -1.0;
+        pb += (s * eb[k]) * b_axis[k];
+        code = code * 2u + (s > 0 ? 1u : 0u);
+      }
+    }
+    // Closest points of the two edge lines, clamped to the edges.
+    Vec3<double> u = a_axis[edge_i], v = b_axis[edge_j], w0 = pa - pb;
+    double b = dot(u, v), dd = dot(u, w0), e = dot(v, w0), den = 1.0 - b * b;
+    double sa = den > 1e-12 ? (b * e - dd) / den : 0.0;
+    sa = clamp_to(sa, -ea[edge_i], ea[edge_i]);
+    double sb = clamp_to(b * sa + e, -eb[edge_j], eb[edge_j]);
+    sa = clamp_to(b * sb - dd, -ea[edge_i], ea[edge_i]);
+    Vec3<double> ca = pa + sa * u, cb = pb + sb * v;
+    out[0].point = 0.5 * (ca + cb);
+    out[0].normal = -n;
+    out[0].gap = best_edge;
+    out[0].feature = 0x80000000u | (uint32_t(edge_i * 3 + edge_j) << 8) | code;
+    return 1;
+  }
+
+  // Face contact: reference face on the box whose axis separates best, incident face on the other.
+  bool ref_is_a = face_index < 3;
+  int ri = ref_is_a ? face_index : face_index - 3;
+  Vec3<double> xr = ref_is_a ? xa : xb, xi = ref_is_a ? xb : xa;
+  const Vec3<double>* r_axis = ref_is_a ? a_axis : b_axis;
+  const Vec3<double>* i_axis = ref_is_a ? b_axis : a_axis;
+  Vec3<double> er = ref_is_a ? ea : eb, ei = ref_is_a ? eb : ea;
+  Vec3<double> n = r_axis[ri];
+  if (dot(n, xi - xr) < 0) n = -n;  // reference face normal, towards the incident box
+  Vec3<double> c_ref = xr + er[ri] * n;
+  int u_index = (ri + 1) % 3, v_index = (ri + 2) % 3;
+  Vec3<double> u = r_axis[u_index], v = r_axis[v_index];
+
+  int ii = 0;
+  double most = -1.0;
+  for (int k = 0; k < 3; ++k) {
+    double c = abs_of(dot(n, i_axis[k]));
+    if (c > most) {
+      most = c;
+      ii = k;
+    }
+  }
+  Vec3<double> ni = dot(n, i_axis[ii]) > 0 ? -i_axis[ii] : i_axis[ii];  // faces the reference box
+  Vec3<double> c_inc = xi + ei[ii] * ni;
+  int i1 = (ii + 1) % 3, i2 = (ii + 2) % 3;
+  Vec3<double> s1 = ei[i1] * i_axis[i1], s2 = ei[i2] * i_axis[i2];
+  ClipVertex poly[8], tmp[8];
+  poly[0] = ClipVertex{c_inc + s1 + s2, 0};
+  poly[1] = ClipVertex{c_inc - s1 + s2, 1};
+  poly[2] = ClipVertex{c_inc - s1 - s2, 2};
+  poly[3] = ClipVertex{c_inc + s1 - s2, 3};
+  int count = 4;
+  count = clip_polygon(poly, count, tmp, u, c_ref, er[u_index], 0);
+  count = clip_polygon(tmp, count, poly, -u, c_ref, er[u_index], 1);
+  count = clip_polygon(poly, count, tmp, v, c_ref, er[v_index], 2);
+  count = clip_polygon(tmp, count, poly, -v, c_ref, er[v_index], 3);
+
+  // Keep the points within the margin of the reference face.
+  ClipVertex kept[8];
+  double sep[8];
+  int m = 0;
+  for (int k = 0; k < count; ++k) {
+    double s = dot(n, poly[k].p - c_ref);
+    if (s < margin) {
+      kept[m] = poly[k];
+      sep[m] = s;
+      ++m;
+    }
+  }
+  // More than 4: keep the deepest, the one furthest from it, and the two that span the largest
+  // triangles on either side of that segment (the manifold's area is what holds a box up).
+  int pick[4];
+  int picked = m;
+  if (m > 4) {
+    int p0 = 0;
+    for (int k = 1; k < m; ++k)
+      if (sep[k] < sep[p0]) p0 = k;
+    int p1 = p0 == 0 ? 1 : 0;
+    for (int k = 0; k < m; ++k)
+      if (k != p0 && norm2(kept[k].p - kept[p0].p) > norm2(kept[p1].p - kept[p0].p)) p1 = k;
+    int p2 = -1, p3 = -1;
+    double hi = 0, lo = 0;
+    for (int k = 0; k < m; ++k) {
+      if (k == p0 || k == p1) continue;
+      double area = dot(n, cross(kept[p1].p - kept[p0].p, kept[k].p - kept[p0].p));
+      if (p2 < 0 || area > hi) {
+        hi = area;
+        p2 = k;
+      }
+      if (p3 < 0 || area < lo) {
+        lo = area;
+        p3 = k;
+      }
+    }
+    pick[0] = p0;
+    pick[1] = p1;
+    pick[2] = p2;
+    pick[3] = p3;
+    picked = p3 == p2 ? 3 : 4;
+  } else {
+    for (int k = 0; k < m; ++k) pick[k] = k;
+  }
+  uint32_t face_code = uint32_t((ref_is_a ? 0 : 6) + ri * 2 + (dot(n, r_axis[ri]) > 0 ? 1 : 0)) * 6u +
+                       uint32_t(ii * 2 + (dot(ni, i_axis[ii]) > 0 ? 1 : 0));
+  for (int k = 0; k < picked; ++k) {
+    const ClipVertex& cv = kept[pick[k]];
+    double s = sep[pick[k]];
+    out[k].point = cv.p - (0.5 * s) * n;
+    out[k].normal = ref_is_a ? -n : n;  // from B into A
+    out[k].gap = s;
+    out[k].feature = (face_code << 11) | cv.key;
+  }
+  return picked;
+}
+
+}  // namespace stagger

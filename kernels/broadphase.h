@@ -1,0 +1,50 @@
+// Broad phase element functions: bounding boxes inflated by what a step can close, and the cells
+// of the uniform grid they cover.
+#pragma once
+
+#include <stdint.h>
+
+#include "shapes.h"
+
+namespace stagger {
+
+struct Aabb {
+  Vec3<double> lo, hi;
+};
+
+STAGGER_HD STAGGER_INLINE bool overlaps(const Aabb& a, const Aabb& b) {
+  return a.lo.x <= b.hi.x && b.lo.x <= a.hi.x && a.lo.y <= b.hi.y && b.lo.y <= a.hi.y && a.lo.z <= b.hi.z &&
+         b.lo.z <= a.hi.z;
+}
+
+// The box around a bounded shape, grown by `inflate` on every side.
+STAGGER_HD STAGGER_INLINE Aabb inflated_aabb(const Shape& s, Vec3<double> x, Quat<double> q, double inflate) {
+  Vec3<double> half = aabb_half_widths(s, q) + Vec3<double>{inflate, inflate, inflate};
+  return Aabb{x - half, x + half};
+}
+
+// Distance from a plane (through px with outward normal n) to the nearest point of a bounded shape.
+STAGGER_HD STAGGER_INLINE double plane_clearance(Vec3<double> px, Vec3<double> n, const Shape& s, Vec3<double> x,
+                                                 Quat<double> q) {
+  double reach = s.radius;
+  if (s.type == ShapeType::box) {
+    Mat3<double> r = rotation(q);
+    reach = s.half_extents.x * abs_of(dot(n, r.col(0))) + s.half_extents.y * abs_of(dot(n, r.col(1))) +
+            s.half_extents.z * abs_of(dot(n, r.col(2)));
+  }
+  return dot(x - px, n) - reach;
+}
+
+// Integer cell coordinate of a coordinate value.
+STAGGER_HD STAGGER_INLINE int64_t cell_coordinate(double value, double inv_cell) {
+  return int64_t(floor(value * inv_cell));
+}
+
+// Key of a cell: 21 bits per axis. Far-apart cells can share a key; that only adds candidates that
+// the bounding-box test then rejects.
+STAGGER_HD STAGGER_INLINE uint64_t cell_key(int64_t ix, int64_t iy, int64_t iz) {
+  const uint64_t mask = (1u << 21) - 1;
+  return ((uint64_t(ix) & mask) << 42) | ((uint64_t(iy) & mask) << 21) | (uint64_t(iz) & mask);
+}
+
+}  // namespace stagger

@@ -1,0 +1,12 @@
+// CUDA device discovery, callable from host code compiled by g++.
+#pragma once
+
+#include <string>
+
+namespace stagger {
+
+// Number of usable CUDA devices; 0 when there is no driver or no device (then *why says what
+// the runtime answered, if why is given).
+int cuda_device_count(std::string* why = nullptr);
+
+}  // namespace stagger

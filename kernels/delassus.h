@@ -1,0 +1,107 @@
+// The Delassus operator W = J M^-1 J^T applied matrix-free, as two element passes:
+// (1) each body gathers the impulses of its contacts into a velocity, u = u^p + M^-1 J^T gamma;
+// (2) each contact reads the velocities of its two bodies, J u (plus known kinematic velocities).
+// The gradient of every QP of the solve stage is J u(gamma) - c on the rows it moves.
+#pragma once
+
+#include "problem_view.h"
+
+namespace stagger {
+
+// Friction impulse of contact k in its (t1, t2) frame, from its friction unknowns.
+template <class T>
+STAGGER_HD STAGGER_INLINE void tangent_impulse(const ProblemView<T>& p, int k, const T* beta, T& b1, T& b2) {
+  const T* bk = beta + k * p.friction_dims;
+  if (!p.pyramid) {
+    b1 = bk[0];
+    b2 = bk[1];
+    return;
+  }
+  b1 = b2 = T(0);
+  for (int j = 0; j < p.friction_dims; ++j) {
+    b1 += bk[j] * p.facet_cos[j];
+    b2 += bk[j] * p.facet_sin[j];
+  }
+}
+
+// World-frame impulse of contact k on body A (B receives the opposite).
+template <class T>
+STAGGER_HD STAGGER_INLINE Vec3<T> contact_impulse(const ProblemView<T>& p, int k, const T* alpha, const T* beta) {
+  T b1, b2;
+  tangent_impulse(p, k, beta, b1, b2);
+  return alpha[k] * p.normal[k] + b1 * p.tangent1[k] + b2 * p.tangent2[k];
+}
+
+// Pass (1): velocity of solver body s under impulses (alpha, beta).
+template <class T>
+STAGGER_HD STAGGER_INLINE void body_velocity(const ProblemView<T>& p, int s, const T* alpha, const T* beta,
+                                             Vec3<T>& v, Vec3<T>& w) {
+  Vec3<T> force = zero3<T>(), torque = zero3<T>();
+  for (int i = p.incidence_begin[s]; i < p.incidence_begin[s + 1]; ++i) {
+    int item = p.incidence[i];
+    int k = item >> 1;
+    Vec3<T> impulse = contact_impulse(p, k, alpha, beta);
+    if ((item & 1) == 0) {
+      force += impulse;
+      torque += cross(p.r_a[k], impulse);
+    } else {
+      force -= impulse;
+      torque -= cross(p.r_b[k], impulse);
+    }
+  }
+  v = p.v_pred[s] + p.inv_mass[s] * force;
+  w = p.w_pred[s] + p.inv_inertia[s] * torque;
+}
+
+// Pass (2): relative velocity of contact k in its frame, (n.w, t1.w, t2.w), w = w_A(p) - w_B(p).
+template <class T>
+STAGGER_HD STAGGER_INLINE Vec3<T> contact_velocity(const ProblemView<T>& p, int k, const Vec3<T>* v, const Vec3<T>* w) {
+  Vec3<T> rel = p.w_known[k];
+  int a = p.slot_a[k], b = p.slot_b[k];
+  if (a >= 0) rel += v[a] + cross(w[a], p.r_a[k]);
+  if (b >= 0) rel -= v[b] + cross(w[b], p.r_b[k]);
+  return {dot(p.normal[k], rel), dot(p.tangent1[k], rel), dot(p.tangent2[k], rel)};
+}
+
+// Rows of contact k's velocity in the unknowns' layout: normal (minus rhs and the optional shift of
+// successive relaxation) and the friction rows, 2 (cone) or one per facet (pyramid).
+template <class T>
+STAGGER_HD STAGGER_INLINE void contact_rows(const ProblemView<T>& p, int k, Vec3<T> vel, T normal_shift, T* g_alpha,
+                                            T* g_beta) {
+  g_alpha[k] = vel.x - p.rhs[k] + normal_shift;
+  T* gb = g_beta + k * p.friction_dims;
+  if (!p.pyramid) {
+    gb[0] = vel.y;
+    gb[1] = vel.z;
+    return;
+  }
+  for (int j = 0; j < p.friction_dims; ++j) gb[j] = p.facet_cos[j] * vel.y + p.facet_sin[j] * vel.z;
+}
+
+// Diagonal of W for contact k's rows: the largest one bounds from below the Lipschitz constant of
+// the island's QP, a safe start for backtracking.
+template <class T>
+STAGGER_HD STAGGER_INLINE T delassus_row_norm(const ProblemView<T>& p, int k, Vec3<T> dir) {
+  T d = T(0);
+  int a = p.slot_a[k], b = p.slot_b[k];
+  if (a >= 0) {
+    Vec3<T> rn = cross(p.r_a[k], dir);
+    d += p.inv_mass[a] + dot(rn, p.inv_inertia[a] * rn);
+  }
+  if (b >= 0) {
+    Vec3<T> rn = cross(p.r_b[k], dir);
+    d += p.inv_mass[b] + dot(rn, p.inv_inertia[b] * rn);
+  }
+  return d;
+}
+
+template <class T>
+STAGGER_HD STAGGER_INLINE T delassus_diagonal_max(const ProblemView<T>& p, int k, QpPhase phase) {
+  T dn = delassus_row_norm(p, k, p.normal[k]);
+  T dt = max_of(delassus_row_norm(p, k, p.tangent1[k]), delassus_row_norm(p, k, p.tangent2[k]));
+  if (phase == QpPhase::contact) return dn;
+  if (phase == QpPhase::friction) return dt;
+  return max_of(dn, dt);
+}
+
+}  // namespace stagger

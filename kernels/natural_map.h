@@ -1,0 +1,68 @@
+// The natural-map error of a contact (the FCLIB / Siconos measure, SOLVER.md): for the local problem
+// v = W gamma + b, the residual gamma - P_K(gamma - v~), with v~ the De Saxce shifted velocity.
+// It vanishes exactly at a Coulomb solution (normal complementarity, friction in the cone and
+// maximally dissipative), so it is the outer loop's stopping test.
+#pragma once
+
+#include "problem_view.h"
+#include "projections.h"
+
+namespace stagger {
+
+// Friction rows of a contact velocity (t1.w, t2.w): the 2 cone rows or the m facet rows.
+template <class T>
+STAGGER_HD STAGGER_INLINE void friction_rows(const ProblemView<T>& p, Vec3<T> vel, T* rows) {
+  if (!p.pyramid) {
+    rows[0] = vel.y;
+    rows[1] = vel.z;
+    return;
+  }
+  for (int j = 0; j < p.friction_dims; ++j) rows[j] = p.facet_cos[j] * vel.y + p.facet_sin[j] * vel.z;
+}
+
+// Shift of the normal velocity that turns the friction law into a cone complementarity:
+// mu |v_t| for the cone; for the pyramid mu * lambda with lambda = max(0, max_j -v_tj), the slip
+// rate of the pyramid's own complementarity conditions (with no shift the pyramid's natural map
+// describes the relaxed CCP problem, whose solutions separate while sliding).
+template <class T>
+STAGGER_HD STAGGER_INLINE T coulomb_shift(const ProblemView<T>& p, int k, const T* vt) {
+  T mu = p.mu[k];
+  if (!p.pyramid) return mu * sqrt_of(vt[0] * vt[0] + vt[1] * vt[1]);
+  T slip = T(0);
+  for (int j = 0; j < p.friction_dims; ++j) slip = max_of(slip, -vt[j]);
+  return mu * slip;
+}
+
+// |gamma_k - P_K(gamma_k - v~_k)|^2 for contact k with relative velocity `vel` (n.w, t1.w, t2.w).
+// `normal_shift` is added to the normal row first (0 for the Coulomb problem).
+template <class T>
+STAGGER_HD STAGGER_INLINE T natural_map_residual2(const ProblemView<T>& p, int k, const T* alpha, const T* beta,
+                                                  Vec3<T> vel, bool coulomb) {
+  int m = p.friction_dims;
+  T vt[kMaxFacets];
+  friction_rows(p, vel, vt);
+  T vn = vel.x - p.rhs[k] + (coulomb ? coulomb_shift(p, k, vt) : T(0));
+  T a0 = alpha[k], a = a0 - vn;
+  T b0[kMaxFacets], b[kMaxFacets];
+  for (int j = 0; j < m; ++j) {
+    b0[j] = beta[k * m + j];
+    b[j] = b0[j] - vt[j];
+  }
+  if (p.pyramid) project_pyramid_cone(a, b, m, p.mu[k]);
+  else project_cone(a, b[0], b[1], p.mu[k]);
+  T r = square(a0 - a);
+  for (int j = 0; j < m; ++j) r += square(b0[j] - b[j]);
+  return r;
+}
+
+// |b_k|^2: the free velocity rows (impulses zero), whose norm scales the island's errors.
+template <class T>
+STAGGER_HD STAGGER_INLINE T free_velocity_norm2(const ProblemView<T>& p, int k, Vec3<T> vel_free) {
+  T vt[kMaxFacets];
+  friction_rows(p, vel_free, vt);
+  T r = square(vel_free.x - p.rhs[k]);
+  for (int j = 0; j < p.friction_dims; ++j) r += square(vt[j]);
+  return r;
+}
+
+}  // namespace stagger

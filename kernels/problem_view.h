@@ -1,0 +1,48 @@
+// The solve stage's input as raw arrays: what every backend's element functions read.
+// Contacts and solver bodies are sorted by island; islands are CSR offsets into both.
+// Host code owns the storage (host/contact_problem.h); a CUDA backend points this at device arrays.
+#pragma once
+
+#include "vec.h"
+
+namespace stagger {
+
+// Which unknowns an island's current QP moves (the others are held at their current values).
+enum class QpPhase : int { contact = 0, friction = 1, both = 2 };
+
+template <class T>
+struct ProblemView {
+  int num_contacts = 0, num_bodies = 0, num_islands = 0;
+  int friction_dims = 2;     // unknowns per contact's friction: 2 (cone) or m facets (pyramid)
+  bool pyramid = false;
+  const T* facet_cos = nullptr;  // pyramid facet directions d_j = cos_j t1 + sin_j t2
+  const T* facet_sin = nullptr;
+
+  // Contacts (hot part first: what every iteration reads).
+  const int* slot_a = nullptr;   // solver body slot of A, or -1 when A is fixed or kinematic
+  const int* slot_b = nullptr;
+  const Vec3<T>* normal = nullptr;   // from B into A
+  const Vec3<T>* tangent1 = nullptr;
+  const Vec3<T>* tangent2 = nullptr;
+  const Vec3<T>* r_a = nullptr;      // contact point minus centre of A
+  const Vec3<T>* r_b = nullptr;
+  const Vec3<T>* w_known = nullptr;  // relative velocity from fixed/kinematic bodies (world frame)
+  const T* mu = nullptr;
+  const T* rhs = nullptr;            // c_k of SOLVER.md
+  const int* contact_island = nullptr;
+
+  // Solver bodies: the dynamic bodies that touch something.
+  const Vec3<T>* v_pred = nullptr;   // predictor velocities u^p
+  const Vec3<T>* w_pred = nullptr;
+  const T* inv_mass = nullptr;
+  const Mat3<T>* inv_inertia = nullptr;  // world frame
+  const int* body_island = nullptr;
+  // Body -> contact incidences (CSR), so a body sums its impulses in a fixed order without atomics.
+  const int* incidence_begin = nullptr;  // num_bodies + 1
+  const int* incidence = nullptr;        // 2 * contact + (0: body is A, 1: body is B)
+
+  const int* island_contact_begin = nullptr;  // num_islands + 1
+  const int* island_body_begin = nullptr;     // num_islands + 1
+};
+
+}  // namespace stagger

@@ -1,0 +1,65 @@
+// Collision shapes and their geometric properties (bounds, volume, inertia).
+// POD so that shape arrays can be copied to a device unchanged.
+#pragma once
+
+#include <stdint.h>
+
+#include "vec.h"
+
+namespace stagger {
+
+enum class ShapeType : uint8_t { sphere = 0, box = 1, plane = 2 };
+
+struct Shape {
+  ShapeType type = ShapeType::sphere;
+  double radius = 0;                     // sphere
+  Vec3<double> half_extents{0, 0, 0};    // box
+};
+
+// Radius of the smallest sphere about the body origin that holds the shape (planes: unbounded).
+STAGGER_HD STAGGER_INLINE double bounding_radius(const Shape& s) {
+  switch (s.type) {
+    case ShapeType::sphere: return s.radius;
+    case ShapeType::box: return norm(s.half_extents);
+    default: return 1e300;
+  }
+}
+
+// Volume (for density) and the body-frame diagonal inertia of unit mass, about the centre.
+STAGGER_HD STAGGER_INLINE double shape_volume(const Shape& s) {
+  switch (s.type) {
+    case ShapeType::sphere: return 4.0 / 3.0 * 3.14159265358979323846 * s.radius * s.radius * s.radius;
+    case ShapeType::box: return 8.0 * s.half_extents.x * s.half_extents.y * s.half_extents.z;
+    default: return 0.0;
+  }
+}
+
+STAGGER_HD STAGGER_INLINE Vec3<double> unit_mass_inertia(const Shape& s) {
+  if (s.type == ShapeType::sphere) {
+    double i = 0.4 * s.radius * s.radius;
+    return {i, i, i};
+  }
+  if (s.type == ShapeType::box) {
+    Vec3<double> e = s.half_extents;
+    return {(e.y * e.y + e.z * e.z) / 3.0, (e.x * e.x + e.z * e.z) / 3.0, (e.x * e.x + e.y * e.y) / 3.0};
+  }
+  return {0, 0, 0};
+}
+
+// World-frame half widths of the shape's axis-aligned box at orientation q.
+template <class T>
+STAGGER_HD STAGGER_INLINE Vec3<T> aabb_half_widths(const Shape& s, Quat<T> q) {
+  if (s.type == ShapeType::sphere) return {T(s.radius), T(s.radius), T(s.radius)};
+  Mat3<T> r = rotation(q);
+  Vec3<T> e{T(s.half_extents.x), T(s.half_extents.y), T(s.half_extents.z)};
+  return {dot(cwise_abs(r.r0), e), dot(cwise_abs(r.r1), e), dot(cwise_abs(r.r2), e)};
+}
+
+// Characteristic size used for the automatic contact envelope: sphere diameter, smallest box edge.
+STAGGER_HD STAGGER_INLINE double shape_size(const Shape& s) {
+  if (s.type == ShapeType::sphere) return 2.0 * s.radius;
+  if (s.type == ShapeType::box) return 2.0 * min_elem(s.half_extents);
+  return 1e300;
+}
+
+}  // namespace stagger
