@@ -66,6 +66,9 @@ struct SolveResult {
 // tolerance to study the exact-projection variant of the thesis.
 struct SolveControls {
   bool adaptive_inner_tolerance = true;
+  // Print each outer iteration of islands with at least this many contacts to stderr (0: off).
+  // `stagger run` sets it from the STAGGER_TRACE environment variable.
+  int trace_min_contacts = 0;
 };
 
 }  // namespace stagger

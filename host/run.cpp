@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 
@@ -227,6 +228,7 @@ int run_command(const RunOptions& options) {
     }
   }
 
+  if (const char* trace = std::getenv("STAGGER_TRACE")) world_options.controls.trace_min_contacts = std::max(1, std::atoi(trace));
   World world(scene, world_options);
   const Bodies& bodies = world.bodies();
   std::map<std::string, std::vector<TrackPoint>> tracks;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "kernels/delassus.h"
@@ -185,10 +186,22 @@ void BatchedSolver::run_qp(QpPhase phase, const std::vector<int>& run, int max_i
   copy_island_unknowns(xbest_, cur_, run);
 }
 
+void BatchedSolver::trace(const SolveControls& c, int iteration, const std::vector<int>& outer) const {
+  if (c.trace_min_contacts <= 0) return;
+  for (int i = 0; i < p_.num_islands; ++i) {
+    int contacts = p_.island_contact_begin[i + 1] - p_.island_contact_begin[i];
+    if (contacts < c.trace_min_contacts) continue;
+    std::fprintf(stderr, "  island %d (%d contacts) outer %d: error %.3e  tau %.2e  inner total %d  L %.3g/%.3g%s\n", i,
+                 contacts, iteration, error_[i], tau_[i], stats_[i].inner_iterations, lipschitz_contact_[i],
+                 lipschitz_friction_[i], outer[i] ? "" : "  (done)");
+  }
+}
+
 void BatchedSolver::solve_staggered(const SolverSettings& s, const SolveControls& c) {
   const int ni = p_.num_islands;
   island_errors(all_);  // error of the warm start: sets the first inner tolerance
   std::vector<int> outer = all_;
+  trace(c, 0, outer);
   std::fill(best_error_.begin(), best_error_.end(), std::numeric_limits<double>::infinity());
   for (int it = 1; it <= s.max_outer_iterations; ++it) {
     for (int i = 0; i < ni; ++i)
@@ -211,6 +224,7 @@ void BatchedSolver::solve_staggered(const SolverSettings& s, const SolveControls
       any = any || outer[i];
     }
     copy_island_unknowns(cur_, best_, improved_);
+    trace(c, it, outer);
     if (!any) break;
     run_qp(QpPhase::friction, outer, s.max_inner_iterations);
   }

@@ -32,6 +32,7 @@ class BatchedSolver {
   void copy_island_unknowns(const Unknowns& from, Unknowns& to, const std::vector<int>& mask);
 
   void solve_staggered(const SolverSettings& s, const SolveControls& c);
+  void trace(const SolveControls& c, int iteration, const std::vector<int>& outer) const;
   void solve_ccp(const SolverSettings& s);
   void solve_successive_relaxation(const SolverSettings& s);
 

@@ -81,9 +81,8 @@ STAGGER_HD STAGGER_INLINE int collide_box_box(Vec3<double> xa, const Mat3<double
       }
     }
 
-  // Prefer faces: an edge axis must be clearly better, or resting boxes flicker between manifolds.
-  double size = min_of(min_elem(ea), min_elem(eb));
-  if (edge_i >= 0 && best_edge > best_face + 0.02 * size) {
+  // One contact between the support edges of the best edge axis.
+  auto edge_contact = [&](ContactPoint<double>* c) {
     Vec3<double> n = dot(edge_axis, d) < 0 ? -edge_axis : edge_axis;  // from A towards B
     // Support edges: A's edge furthest along n, B's furthest along -n.
     Vec3<double> pa = xa, pb = xb;
@@ -108,12 +107,17 @@ STAGGER_HD STAGGER_INLINE int collide_box_box(Vec3<double> xa, const Mat3<double
     double sb = clamp_to(b * sa + e, -eb[edge_j], eb[edge_j]);
     sa = clamp_to(b * sb - dd, -ea[edge_i], ea[edge_i]);
     Vec3<double> ca = pa + sa * u, cb = pb + sb * v;
-    out[0].point = 0.5 * (ca + cb);
-    out[0].normal = -n;
-    out[0].gap = best_edge;
-    out[0].feature = 0x80000000u | (uint32_t(edge_i * 3 + edge_j) << 8) | code;
+    c->point = 0.5 * (ca + cb);
+    c->normal = -n;
+    c->gap = best_edge;
+    c->feature = 0x80000000u | (uint32_t(edge_i * 3 + edge_j) << 8) | code;
     return 1;
-  }
+  };
+
+  // Prefer faces: an edge axis must be clearly better, or resting boxes flicker between manifolds.
+  double size = min_of(min_elem(ea), min_elem(eb));
+  double edge_preference = 0.02 * size;
+  if (edge_i >= 0 && best_edge > best_face + edge_preference) return edge_contact(out);
 
   // Face contact: reference face on the box whose axis separates best, incident face on the other.
   bool ref_is_a = face_index < 3;
@@ -197,6 +201,14 @@ STAGGER_HD STAGGER_INLINE int collide_box_box(Vec3<double> xa, const Mat3<double
   } else {
     for (int k = 0; k < m; ++k) pick[k] = k;
   }
+  // If clipping removed the face's deepest points, the closest features are edges near the rim of
+  // the reference face: a manifold that reports larger gaps than the edges' would let the bodies
+  // close more than the true distance in one step. Use the edge contact then.
+  double deepest_kept = 1e300;
+  for (int k = 0; k < picked; ++k) deepest_kept = min_of(deepest_kept, sep[pick[k]]);
+  if (edge_i >= 0 && best_edge > best_face && (picked == 0 || deepest_kept > best_edge + edge_preference))
+    return edge_contact(out);
+
   uint32_t face_code = uint32_t((ref_is_a ? 0 : 6) + ri * 2 + (dot(n, r_axis[ri]) > 0 ? 1 : 0)) * 6u +
                        uint32_t(ii * 2 + (dot(ni, i_axis[ii]) > 0 ? 1 : 0));
   for (int k = 0; k < picked; ++k) {

@@ -1,0 +1,151 @@
+// Broad phase: the grid finds exactly the pairs whose inflated boxes overlap (checked against all
+// pairs), never a pair of two non-dynamic bodies, without duplicates, in a fixed order.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <random>
+#include <set>
+
+#include "broadphase.h"
+#include "islands.h"
+#include "narrowphase.h"
+
+using namespace stagger;
+
+namespace {
+
+BodyDesc make_body(std::string id, Shape shape, Vec3d x, BodyKind kind) {
+  BodyDesc b;
+  b.id = std::move(id);
+  b.shape = shape;
+  b.position = x;
+  b.kind = kind;
+  b.mass = kind == BodyKind::dynamic ? 1.0 : 0.0;
+  return b;
+}
+
+Scene random_scene(int n, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  Scene s;
+  s.time_step = 0.01;
+  s.steps = 1;
+  Shape plane;
+  plane.type = ShapeType::plane;
+  s.bodies.push_back(make_body("floor", plane, {0, 0, 0}, BodyKind::fixed));
+  Shape wall;
+  wall.type = ShapeType::box;
+  wall.half_extents = {50, 0.5, 50};
+  s.bodies.push_back(make_body("wall", wall, {0, -0.5, 0}, BodyKind::fixed));
+  for (int i = 0; i < n; ++i) {
+    Shape shape;
+    if (i % 3 == 0) {
+      shape.type = ShapeType::box;
+      shape.half_extents = {0.05 + 0.1 * u(rng), 0.05 + 0.1 * u(rng), 0.05 + 0.1 * u(rng)};
+    } else {
+      shape.type = ShapeType::sphere;
+      shape.radius = i % 50 == 1 ? 0.8 : 0.05 + 0.1 * u(rng);  // a few large ones
+    }
+    BodyDesc b = make_body("b" + std::to_string(i), shape, {4 * u(rng), 4 * u(rng), 4 * u(rng)},
+                           i % 17 == 0 ? BodyKind::fixed : BodyKind::dynamic);
+    b.orientation = normalized(Quatd{u(rng) - 0.5, u(rng) - 0.5, u(rng) - 0.5, u(rng) - 0.5});
+    if (b.kind == BodyKind::dynamic) b.velocity = {u(rng) - 0.5, u(rng) - 0.5, 5 * (u(rng) - 0.5)};
+    s.bodies.push_back(b);
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("grid pairs equal the all-pairs bounding-box test", "[broadphase]") {
+  for (unsigned seed : {1u, 2u, 3u}) {
+    Scene scene = random_scene(600, seed);
+    Bodies bodies = Bodies::from_scene(scene);
+    ContactMargins margins;
+    compute_contact_margins(bodies, 0.01, 0.005, scene.gravity, margins);
+    Broadphase bp;
+    std::vector<BodyPair> pairs;
+    bp.find_pairs(bodies, margins, pairs);
+    REQUIRE(std::is_sorted(pairs.begin(), pairs.end()));
+    REQUIRE(std::adjacent_find(pairs.begin(), pairs.end()) == pairs.end());
+
+    std::set<std::pair<int, int>> expected;
+    const int n = bodies.size();
+    for (int a = 0; a < n; ++a)
+      for (int b = a + 1; b < n; ++b) {
+        if (!bodies.is_dynamic(a) && !bodies.is_dynamic(b)) continue;
+        bool pa = bodies.shape[a].type == ShapeType::plane, pb = bodies.shape[b].type == ShapeType::plane;
+        bool candidate;
+        if (pa || pb) {
+          int p = pa ? a : b, o = pa ? b : a;
+          candidate = plane_clearance(bodies.x[p], rotate(bodies.q[p], Vec3d{0, 0, 1}), bodies.shape[o], bodies.x[o],
+                                      bodies.q[o]) < margins.of(a, b);
+        } else {
+          auto box = [&](int i) {
+            return inflated_aabb(bodies.shape[i], bodies.x[i], bodies.q[i], 0.5 * margins.envelope + margins.h * margins.speed[i]);
+          };
+          candidate = overlaps(box(a), box(b));
+        }
+        if (candidate) expected.insert({a, b});
+      }
+    std::set<std::pair<int, int>> found;
+    for (const BodyPair& p : pairs) found.insert({p.a, p.b});
+    REQUIRE(found == expected);
+    REQUIRE(expected.size() > 100);
+  }
+}
+
+TEST_CASE("every contact the narrow phase can find comes from a broad-phase pair", "[broadphase]") {
+  Scene scene = random_scene(400, 9);
+  Bodies bodies = Bodies::from_scene(scene);
+  ContactMargins margins;
+  compute_contact_margins(bodies, 0.01, 0.005, scene.gravity, margins);
+  Broadphase bp;
+  std::vector<BodyPair> pairs;
+  bp.find_pairs(bodies, margins, pairs);
+  std::vector<BodyPair> all;
+  for (int a = 0; a < bodies.size(); ++a)
+    for (int b = a + 1; b < bodies.size(); ++b)
+      if (bodies.is_dynamic(a) || bodies.is_dynamic(b)) all.push_back({a, b});
+  Contacts from_grid, from_all;
+  narrowphase(bodies, pairs, margins, from_grid);
+  narrowphase(bodies, all, margins, from_all);
+  REQUIRE(from_grid.size() == from_all.size());
+  REQUIRE(from_grid.a == from_all.a);
+  REQUIRE(from_grid.b == from_all.b);
+  REQUIRE(from_grid.gap == from_all.gap);
+}
+
+TEST_CASE("islands: connected dynamic bodies, never joined through fixed ones", "[islands]") {
+  // Bodies 0, 4 fixed; contacts: 1-2, 2-3, 0-1, 0-5, 5-6, 4-7, 3-0.  Islands: {1,2,3}, {5,6}, {7}.
+  Scene s;
+  Shape sphere;
+  sphere.type = ShapeType::sphere;
+  sphere.radius = 1;
+  for (int i = 0; i < 9; ++i)
+    s.bodies.push_back(make_body(std::to_string(i), sphere, {0, 0, 0}, i == 0 || i == 4 ? BodyKind::fixed : BodyKind::dynamic));
+  Bodies bodies = Bodies::from_scene(s);
+  Contacts c;
+  ContactPoint<double> p{{0, 0, 0}, {0, 0, 1}, 0.0, 0};
+  for (auto [a, b] : std::vector<std::pair<int, int>>{{1, 2}, {2, 3}, {0, 1}, {0, 5}, {5, 6}, {4, 7}, {3, 0}}) c.push(a, b, p);
+  Islands islands;
+  build_islands(bodies, c, false, islands);
+  REQUIRE(islands.count() == 3);
+  REQUIRE(std::vector<int>(islands.bodies.begin() + islands.body_begin[0], islands.bodies.begin() + islands.body_begin[1]) ==
+          std::vector<int>{1, 2, 3});
+  REQUIRE(std::vector<int>(islands.bodies.begin() + islands.body_begin[1], islands.bodies.begin() + islands.body_begin[2]) ==
+          std::vector<int>{5, 6});
+  REQUIRE(std::vector<int>(islands.bodies.begin() + islands.body_begin[2], islands.bodies.end()) == std::vector<int>{7});
+  REQUIRE(std::vector<int>(islands.contact_order.begin(), islands.contact_order.begin() + islands.contact_begin[1]) ==
+          std::vector<int>{0, 1, 2, 6});
+  REQUIRE(std::vector<int>(islands.contact_order.begin() + islands.contact_begin[1],
+                           islands.contact_order.begin() + islands.contact_begin[2]) == std::vector<int>{3, 4});
+  // Body 8 touches nothing: in no island.
+  REQUIRE(std::find(islands.bodies.begin(), islands.bodies.end(), 8) == islands.bodies.end());
+
+  Islands one;
+  build_islands(bodies, c, true, one);
+  REQUIRE(one.count() == 1);
+  REQUIRE(one.bodies.size() == 6);
+  REQUIRE(one.contact_order.size() == 7);
+}
