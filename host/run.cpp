@@ -296,7 +296,8 @@ int run_command(const RunOptions& options) {
     }
   }
   double wall = elapsed();
-  progress.update(totals.steps, world.time(), wall > 0 ? totals.steps / wall : 0.0, world.last_step().contacts, true);
+  progress.update(totals.steps, status == "ok" ? world.time() : good_time, wall > 0 ? totals.steps / wall : 0.0,
+                  world.last_step().contacts, true);
   progress.finish();
 
   try {

@@ -1,0 +1,77 @@
+// Contact problems built by hand (no scene, no collision detection) for solver-level tests.
+#pragma once
+
+#include <random>
+
+#include "contact_problem.h"
+#include "kernels/contact_frame.h"
+
+namespace stagger::test {
+
+// Appends a dynamic body slot with mass m and a diagonal body inertia rotated by q.
+inline void add_body(ContactProblem& p, int island, double mass, Vec3d inertia, Quatd q, Vec3d v, Vec3d w) {
+  p.v_pred.push_back(v);
+  p.w_pred.push_back(w);
+  p.inv_mass.push_back(mass > 0 ? 1.0 / mass : 0.0);
+  p.inv_inertia.push_back(world_tensor(q, Vec3d{1 / inertia.x, 1 / inertia.y, 1 / inertia.z}));
+  p.body_island.push_back(island);
+}
+
+// Appends a contact between slots a and b (-1: a fixed body) with normal n (from b into a).
+inline void add_contact(ContactProblem& p, int island, int a, int b, Vec3d n, Vec3d ra, Vec3d rb, double mu,
+                        double rhs) {
+  p.slot_a.push_back(a);
+  p.slot_b.push_back(b);
+  p.contact_island.push_back(island);
+  n = normalized(n);
+  p.normal.push_back(n);
+  Vec3d t1, t2;
+  tangent_basis(n, t1, t2);
+  p.tangent1.push_back(t1);
+  p.tangent2.push_back(t2);
+  p.r_a.push_back(ra);
+  p.r_b.push_back(rb);
+  p.w_known.push_back(Vec3d{0, 0, 0});
+  p.mu.push_back(mu);
+  p.rhs.push_back(rhs);
+}
+
+// Closes the island offsets from the per-element island ids (elements must already be sorted).
+inline void close_islands(ContactProblem& p, int islands) {
+  p.island_contact_begin.assign(islands + 1, 0);
+  p.island_body_begin.assign(islands + 1, 0);
+  for (int i : p.contact_island) ++p.island_contact_begin[i + 1];
+  for (int i : p.body_island) ++p.island_body_begin[i + 1];
+  for (int i = 0; i < islands; ++i) {
+    p.island_contact_begin[i + 1] += p.island_contact_begin[i];
+    p.island_body_begin[i + 1] += p.island_body_begin[i];
+  }
+  p.finalize();
+}
+
+// Random islands of `bodies_per_island` bodies with `contacts_per_island` contacts among them and
+// against fixed ground, generic geometry (so W is positive definite when rows <= 6 * bodies).
+inline ContactProblem random_problem(unsigned seed, int islands, int bodies_per_island, int contacts_per_island,
+                                     double mu_max, FrictionModel model = FrictionModel::cone, int facets = 8) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  auto vec = [&] { return Vec3d{u(rng), u(rng), u(rng)}; };
+  ContactProblem p;
+  p.set_friction_model(model, facets);
+  for (int i = 0; i < islands; ++i) {
+    int first = int(p.v_pred.size());
+    for (int b = 0; b < bodies_per_island; ++b)
+      add_body(p, i, 0.5 + std::fabs(u(rng)), Vec3d{0.2 + std::fabs(u(rng)), 0.2 + std::fabs(u(rng)), 0.2 + std::fabs(u(rng))},
+               normalized(Quatd{u(rng), u(rng), u(rng), u(rng)}), vec(), vec());
+    for (int c = 0; c < contacts_per_island; ++c) {
+      int a = first + int(rng() % bodies_per_island);
+      int b = (c % 3 == 0 || bodies_per_island == 1) ? -1 : first + int(rng() % bodies_per_island);
+      if (b == a) b = -1;
+      add_contact(p, i, a, b, vec(), 0.5 * vec(), 0.5 * vec(), mu_max * std::fabs(u(rng)), 0.3 * u(rng));
+    }
+  }
+  close_islands(p, islands);
+  return p;
+}
+
+}  // namespace stagger::test

@@ -1,0 +1,123 @@
+// `stagger run` as users see it: outputs, their format, atomic writes and exit codes
+// (SCENE_FORMAT.md). Runs the real binary.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Outcome {
+  int code;
+  std::string out, err;
+};
+
+fs::path temp_dir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("stagger_cli_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Outcome stagger(const std::string& args, const fs::path& dir) {
+  std::string cmd = std::string(STAGGER_BINARY) + " " + args + " > " + (dir / "stdout").string() + " 2> " +
+                    (dir / "stderr").string();
+  int status = std::system(cmd.c_str());
+  return Outcome{WEXITSTATUS(status), slurp(dir / "stdout"), slurp(dir / "stderr")};
+}
+
+fs::path write_scene(const fs::path& dir, const std::string& name, const std::string& text) {
+  fs::path p = dir / name;
+  std::ofstream(p) << text;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("a run writes final_state.csv and summary.json", "[cli]") {
+  fs::path dir = temp_dir("ok");
+  fs::path scene = write_scene(dir, "drop.json", R"({"time_step": 0.01, "steps": 30, "output": {"every": 10},
+    "bodies": [{"id": "floor", "shape": {"type": "plane"}, "fixed": true},
+               {"id": "ball", "shape": {"type": "sphere", "radius": 0.1}, "position": [0, 0, 0.3], "mass": 1}]})");
+  Outcome r = stagger("run " + scene.string() + " --out " + (dir / "out").string(), dir);
+  REQUIRE(r.code == 0);
+  std::string csv = slurp(dir / "out" / "final_state.csv");
+  REQUIRE(csv.rfind("id,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n", 0) == 0);
+  REQUIRE(csv.find("\nfloor,") != std::string::npos);
+  REQUIRE(csv.find("\nball,") != std::string::npos);
+  // Full precision: the resting height 0.1 prints as 0.10000000000000001 (17 significant digits).
+  REQUIRE(csv.find("0.10000000000000001") != std::string::npos);
+  auto summary = nlohmann::json::parse(slurp(dir / "out" / "summary.json"));
+  for (const char* key : {"bodies", "steps", "simulated_time", "wall_seconds", "backend", "contacts_mean",
+                          "contacts_max", "outer_iterations_mean", "converged_fraction", "max_penetration"})
+    REQUIRE(summary.contains(key));
+  REQUIRE(summary["bodies"] == 2);
+  REQUIRE(summary["steps"] == 30);
+  REQUIRE(summary["simulated_time"].get<double>() == Approx(0.3));
+  REQUIRE(summary["backend"] == "cpu");
+  REQUIRE(summary["status"] == "ok");
+  REQUIRE(summary["max_penetration"].get<double>() < 1e-6);
+  REQUIRE(fs::exists(dir / "out" / "frames" / "frame_00000000.csv"));
+  REQUIRE(fs::exists(dir / "out" / "frames" / "frame_00000030.csv"));
+  REQUIRE(fs::exists(dir / "out" / "frames" / "index.csv"));
+  // No temporary files are left behind.
+  for (const auto& e : fs::recursive_directory_iterator(dir / "out"))
+    REQUIRE(e.path().string().find(".tmp.") == std::string::npos);
+  // --steps overrides the scene.
+  REQUIRE(stagger("run " + scene.string() + " --quiet --steps 5 --out " + (dir / "out5").string(), dir).code == 0);
+  REQUIRE(nlohmann::json::parse(slurp(dir / "out5" / "summary.json"))["steps"] == 5);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("bad input exits 2 with one error line naming file and path", "[cli][errors]") {
+  fs::path dir = temp_dir("bad");
+  fs::path scene = write_scene(dir, "pile.json", R"({"time_step": 0.01, "steps": 3, "bodies": [
+    {"shape": {"type": "sphere", "radius": 1}, "mass": 1}, {"shape": {"type": "sphere", "radius": 1}, "mass": 1},
+    {"shape": {"type": "sphere", "radius": 1}, "mass": 1}, {"shape": {"type": "sphere", "radius": -0.01}, "mass": 1}]})");
+  Outcome r = stagger("run " + scene.string() + " --out " + (dir / "out").string(), dir);
+  REQUIRE(r.code == 2);
+  REQUIRE(r.err == "error: " + scene.string() + ": bodies[3].shape.radius: must be > 0, got -0.01\n");
+  REQUIRE_FALSE(fs::exists(dir / "out" / "final_state.csv"));  // nothing simulated
+
+  REQUIRE(stagger("run " + (dir / "missing.json").string(), dir).code == 2);
+  REQUIRE(stagger("run", dir).code == 2);
+  REQUIRE(stagger("run " + scene.string() + " --backend warp", dir).code == 2);
+  REQUIRE(stagger("run " + scene.string() + " --steps -3", dir).code == 2);
+  fs::path ok = write_scene(dir, "ok.json", R"({"time_step": 0.01, "steps": 1, "bodies": [{"shape": {"type": "sphere", "radius": 1}, "mass": 1}]})");
+  Outcome cuda = stagger("run " + ok.string() + " --backend cuda --out " + (dir / "cuda").string(), dir);
+  REQUIRE(cuda.code == 2);
+  REQUIRE(cuda.err.rfind("error: --backend cuda: ", 0) == 0);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a non-finite state exits 1 and keeps the last good state", "[cli][errors]") {
+  fs::path dir = temp_dir("nan");
+  // The velocity overflows the position in the first step.
+  fs::path scene = write_scene(dir, "blowup.json", R"({"time_step": 10, "steps": 5, "gravity": [0, 0, 0], "bodies": [
+    {"id": "rocket", "shape": {"type": "sphere", "radius": 1}, "mass": 1, "velocity": [1.7e308, 0, 0]}]})");
+  Outcome r = stagger("run " + scene.string() + " --out " + (dir / "out").string(), dir);
+  REQUIRE(r.code == 1);
+  REQUIRE(r.err.find("step 1") != std::string::npos);
+  REQUIRE(r.err.find("rocket") != std::string::npos);
+  auto summary = nlohmann::json::parse(slurp(dir / "out" / "summary.json"));
+  REQUIRE(summary["status"] == "failed");
+  std::string csv = slurp(dir / "out" / "final_state.csv");
+  // The initial state: at rest at the origin with its initial velocity.
+  auto row = csv.find("\nrocket,0,0,0,1,0,0,0,");
+  REQUIRE(row != std::string::npos);
+  REQUIRE(std::stod(csv.substr(row + 22)) == Approx(1.7e308));
+  fs::remove_all(dir);
+}

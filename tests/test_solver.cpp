@@ -1,0 +1,356 @@
+// The solve stage on hand-built problems: APGD reaches exact minimizers, the batched backend equals
+// the Eigen reference, and the literature cases of VALIDATION.md (hexagonal pyramid, orthogonal
+// subspaces, Painleve rod).
+#include <catch2/catch.hpp>
+
+#include <Eigen/Dense>
+#include <cmath>
+
+#include "kernels/delassus.h"
+#include "problem_builders.h"
+#include "reference/staggered_reference.h"
+#include "staggered.h"
+
+using namespace stagger;
+using namespace stagger::test;
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+
+namespace {
+
+// Dense J (normal rows, then friction rows contact by contact), M^-1 and u^p of a one-island problem:
+// an assembly independent of both backends.
+struct Dense {
+  MatrixXd jn, jt, minv;
+  VectorXd up, c;
+};
+
+Dense dense(const ContactProblem& p) {
+  const int nc = p.num_contacts(), nb = p.num_bodies(), nt = p.friction_dims;
+  Dense d;
+  d.jn = MatrixXd::Zero(nc, 6 * nb);
+  d.jt = MatrixXd::Zero(nc * nt, 6 * nb);
+  d.minv = MatrixXd::Zero(6 * nb, 6 * nb);
+  d.up = VectorXd::Zero(6 * nb);
+  d.c = VectorXd::Zero(nc);
+  auto row = [&](MatrixXd& j, int r, int k, Vec3d dir) {
+    for (int side = 0; side < 2; ++side) {
+      int s = side == 0 ? p.slot_a[k] : p.slot_b[k];
+      if (s < 0) continue;
+      double sign = side == 0 ? 1 : -1;
+      Vec3d ang = cross(side == 0 ? p.r_a[k] : p.r_b[k], dir);
+      for (int e = 0; e < 3; ++e) {
+        j(r, 6 * s + e) = sign * dir[e];
+        j(r, 6 * s + 3 + e) = sign * ang[e];
+      }
+    }
+  };
+  for (int k = 0; k < nc; ++k) {
+    row(d.jn, k, k, p.normal[k]);
+    for (int j = 0; j < nt; ++j) {
+      Vec3d dir = p.pyramid ? p.facet_cos[j] * p.tangent1[k] + p.facet_sin[j] * p.tangent2[k]
+                            : (j == 0 ? p.tangent1[k] : p.tangent2[k]);
+      row(d.jt, k * nt + j, k, dir);
+    }
+    d.c[k] = p.rhs[k];
+  }
+  for (int s = 0; s < nb; ++s) {
+    for (int e = 0; e < 3; ++e) {
+      d.minv(6 * s + e, 6 * s + e) = p.inv_mass[s];
+      d.up[6 * s + e] = p.v_pred[s][e];
+      d.up[6 * s + 3 + e] = p.w_pred[s][e];
+      for (int f = 0; f < 3; ++f) d.minv(6 * s + 3 + e, 6 * s + 3 + f) = p.inv_inertia[s].row(e)[f];
+    }
+  }
+  return d;
+}
+
+// The exact solution of the LCP  0 <= alpha  _|_  W alpha + b >= 0  by enumerating active sets.
+VectorXd lcp_by_enumeration(const MatrixXd& w, const VectorXd& b) {
+  const int n = int(b.size());
+  for (int mask = 0; mask < (1 << n); ++mask) {
+    std::vector<int> act;
+    for (int i = 0; i < n; ++i)
+      if (mask & (1 << i)) act.push_back(i);
+    VectorXd x = VectorXd::Zero(n);
+    if (!act.empty()) {
+      MatrixXd ws(act.size(), act.size());
+      VectorXd bs(act.size());
+      for (size_t i = 0; i < act.size(); ++i) {
+        bs[i] = -b[act[i]];
+        for (size_t j = 0; j < act.size(); ++j) ws(i, j) = w(act[i], act[j]);
+      }
+      VectorXd xs = ws.ldlt().solve(bs);
+      for (size_t i = 0; i < act.size(); ++i) x[act[i]] = xs[i];
+    }
+    VectorXd v = w * x + b;
+    bool ok = true;
+    for (int i = 0; i < n && ok; ++i) ok = x[i] >= -1e-12 && v[i] >= -1e-12;
+    if (ok) return x;
+  }
+  FAIL("no LCP solution found");
+  return {};
+}
+
+SolverSettings tight(Method method = Method::staggered) {
+  SolverSettings s;
+  s.method = method;
+  s.tolerance = 1e-11;
+  s.inner_tolerance = 1e-13;
+  s.max_outer_iterations = 500;
+  s.max_inner_iterations = 20000;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("APGD reaches the exact minimizer of random contact QPs", "[solver][apgd]") {
+  for (unsigned seed = 1; seed <= 40; ++seed) {
+    CAPTURE(seed);
+    int bodies = 1 + int(seed % 3), contacts = 2 + int(seed % 5);
+    ContactProblem p = random_problem(seed, 1, bodies, std::min(contacts, 6 * bodies - 1), 0.0);
+    Dense d = dense(p);
+    MatrixXd w = d.jn * d.minv * d.jn.transpose();
+    VectorXd b = d.jn * d.up - d.c;
+    VectorXd exact = lcp_by_enumeration(w, b);
+    double scale = std::max(1.0, exact.cwiseAbs().maxCoeff());
+    BatchedSolver batched;
+    SolveResult r = batched.solve(p, tight());
+    SolveResult ref = solve_reference(p, tight());
+    for (int k = 0; k < p.num_contacts(); ++k) {
+      REQUIRE(std::fabs(r.alpha[k] - exact[k]) <= 1e-8 * scale);
+      REQUIRE(std::fabs(ref.alpha[k] - exact[k]) <= 1e-8 * scale);
+    }
+    REQUIRE(r.islands[0].converged);
+  }
+}
+
+TEST_CASE("APGD solves the relaxed cone problem to its optimality conditions", "[solver][apgd]") {
+  for (auto model : {FrictionModel::cone, FrictionModel::pyramid}) {
+    for (unsigned seed = 1; seed <= 20; ++seed) {
+      CAPTURE(seed, int(model));
+      ContactProblem p = random_problem(seed, 1, 2, 3, 0.8, model, 6);
+      const int nc = p.num_contacts(), nt = p.friction_dims;
+      BatchedSolver batched;
+      SolveResult r = batched.solve(p, tight(Method::ccp));
+      SolveResult ref = solve_reference(p, tight(Method::ccp));
+      // The minimizer of 1/2 g'Wg + g'b over the product of cones K satisfies g = P_K(g - (Wg + b)):
+      // check it with an independent assembly.
+      Dense d = dense(p);
+      MatrixXd j(nc * (1 + nt), d.jn.cols());
+      j << d.jn, d.jt;
+      VectorXd gamma(nc * (1 + nt));
+      for (int k = 0; k < nc; ++k) gamma[k] = r.alpha[k];
+      for (int i = 0; i < nc * nt; ++i) gamma[nc + i] = r.beta[i];
+      VectorXd b = j * d.up;
+      b.head(nc) -= d.c;
+      VectorXd v = j * d.minv * j.transpose() * gamma + b;
+      double worst = 0;
+      for (int k = 0; k < nc; ++k) {
+        double a = gamma[k] - v[k];
+        std::vector<double> bt(nt);
+        for (int i = 0; i < nt; ++i) bt[i] = gamma[nc + k * nt + i] - v[nc + k * nt + i];
+        if (p.pyramid) project_pyramid_cone(a, bt.data(), nt, p.mu[k]);
+        else project_cone(a, bt[0], bt[1], p.mu[k]);
+        worst = std::max(worst, std::fabs(a - gamma[k]));
+        for (int i = 0; i < nt; ++i) worst = std::max(worst, std::fabs(bt[i] - gamma[nc + k * nt + i]));
+      }
+      REQUIRE(worst <= 1e-8 * std::max(1.0, gamma.cwiseAbs().maxCoeff()));
+      for (int k = 0; k < nc; ++k) REQUIRE(r.alpha[k] == Approx(ref.alpha[k]).margin(1e-7));
+    }
+  }
+}
+
+TEST_CASE("the batched backend equals the Eigen reference on island problems", "[solver][equivalence]") {
+  // Small friction keeps the Coulomb solution unique, so both must find the same impulses.
+  for (auto model : {FrictionModel::cone, FrictionModel::pyramid}) {
+    for (auto method : {Method::staggered, Method::successive_relaxation}) {
+      for (unsigned seed = 1; seed <= 12; ++seed) {
+        CAPTURE(seed, int(model), int(method));
+        ContactProblem p = random_problem(seed, 3, 2, 3, 0.2, model, 8);
+        BatchedSolver batched;
+        SolveResult r = batched.solve(p, tight(method));
+        SolveResult ref = solve_reference(p, tight(method));
+        for (int i = 0; i < p.num_islands(); ++i) {
+          REQUIRE(r.islands[i].converged == ref.islands[i].converged);
+          REQUIRE(r.islands[i].error <= 1e-11);
+        }
+        double scale = 1;
+        for (double a : ref.alpha) scale = std::max(scale, std::fabs(a));
+        // Pyramid facets are redundant (opposite facets cancel), so only their resultant in the
+        // tangent plane is unique; compare that.
+        const ProblemView<double> view = p.view();
+        for (int k = 0; k < p.num_contacts(); ++k) {
+          REQUIRE(std::fabs(r.alpha[k] - ref.alpha[k]) <= 1e-6 * scale);
+          double a1, a2, b1, b2;
+          tangent_impulse(view, k, r.beta.data(), a1, a2);
+          tangent_impulse(view, k, ref.beta.data(), b1, b2);
+          REQUIRE(std::hypot(a1 - b1, a2 - b2) <= 1e-6 * scale);
+        }
+        for (int s = 0; s < p.num_bodies(); ++s) {
+          REQUIRE(norm(r.v[s] - ref.v[s]) <= 1e-6 * scale);
+          REQUIRE(norm(r.w[s] - ref.w[s]) <= 1e-6 * scale);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("hexagonal pyramid at rest stays at rest and carries its weight", "[solver][literature]") {
+  // Anitescu & Hart section 3: six corner contacts of a regular hexagon on a table; the contact
+  // impulses are not unique (the solution set is not even convex), the motion is.
+  const double m = 2.0, h = 1e-3, g = 9.81, radius = 0.3, height = 0.4;
+  for (auto model : {FrictionModel::cone, FrictionModel::pyramid}) {
+    for (auto method : {Method::staggered, Method::ccp, Method::successive_relaxation}) {
+      CAPTURE(int(model), int(method));
+      ContactProblem p;
+      p.set_friction_model(model, 8);
+      // Pyramid of base radius R, height H: centre of mass H/4 above the base.
+      Vec3d inertia{m * (3 * radius * radius / 20 + 3 * height * height / 80), m * (3 * radius * radius / 20 + 3 * height * height / 80),
+                    m * 3 * radius * radius / 10};
+      add_body(p, 0, m, inertia, quat_identity<double>(), Vec3d{0, 0, -g * h}, Vec3d{0, 0, 0});
+      for (int j = 0; j < 6; ++j) {
+        double a = j * M_PI / 3;
+        add_contact(p, 0, 0, -1, Vec3d{0, 0, 1}, Vec3d{radius * std::cos(a), radius * std::sin(a), -height / 4},
+                    Vec3d{0, 0, 0}, 0.5, 0.0);
+      }
+      close_islands(p, 1);
+      SolverSettings s;
+      s.method = method;
+      s.friction_model = model;
+      for (int backend = 0; backend < 2; ++backend) {
+        BatchedSolver batched;
+        SolveResult r = backend == 0 ? batched.solve(p, s) : solve_reference(p, s);
+        double total = 0;
+        for (double a : r.alpha) {
+          REQUIRE(a >= 0);
+          total += a;
+        }
+        REQUIRE(total == Approx(m * g * h).epsilon(1e-4));
+        REQUIRE(norm(r.v[0]) < 1e-6);
+        REQUIRE(norm(r.w[0]) < 1e-6);
+      }
+    }
+  }
+}
+
+TEST_CASE("orthogonal subspaces: one outer iteration is exact", "[solver][literature]") {
+  // A sphere sliding on a plane: the contact passes through the centre, so N' M^-1 D = 0 and the
+  // contact impulse does not depend on friction. With exact inner solves the staggered loop ends
+  // at its second contact solve (contact, friction, contact) with the exact Coulomb answer.
+  const double m = 1.5, r = 0.2, h = 1e-3, g = 9.81, mu = 0.3;
+  const double inertia = 0.4 * m * r * r;
+  for (double speed : {0.001, 0.5}) {  // sticking, then sliding
+    CAPTURE(speed);
+    ContactProblem p;
+    p.set_friction_model(FrictionModel::cone, 8);
+    add_body(p, 0, m, Vec3d{inertia, inertia, inertia}, quat_identity<double>(), Vec3d{speed, 0, -g * h}, Vec3d{0, 0, 0});
+    add_contact(p, 0, 0, -1, Vec3d{0, 0, 1}, Vec3d{0, 0, -r}, Vec3d{0, 0, 0}, mu, 0.0);
+    close_islands(p, 1);
+    SolverSettings s = tight();
+    SolveControls exact;
+    exact.adaptive_inner_tolerance = false;
+    BatchedSolver batched;
+    SolveResult res = batched.solve(p, s, exact);
+    REQUIRE(res.islands[0].outer_iterations == 2);
+    REQUIRE(res.islands[0].converged);
+    // Exact answer: alpha = m g h; the tangential Delassus entry is 1/m + r^2/I.
+    double alpha = m * g * h, wtt = 1 / m + r * r / inertia;
+    double stick = speed / wtt;
+    double friction = std::min(stick, mu * alpha);
+    REQUIRE(res.alpha[0] == Approx(alpha).epsilon(1e-9));
+    double b1 = res.beta[0], b2 = res.beta[1];
+    Vec3d f = b1 * p.tangent1[0] + b2 * p.tangent2[0];
+    REQUIRE(f.x == Approx(-friction).epsilon(1e-8));
+    REQUIRE(std::fabs(f.y) < 1e-12);
+  }
+}
+
+namespace {
+
+// Painleve-type one-contact problem (Kaufman section 6.7.1): a rod of mass m and unit inertia
+// touching a fixed surface at arm r. inv_mass = 0 (m infinite) is the colinear limit theta = 0 when
+// r lies in the normal-tangent plane: then friction acts along the normal in velocity space.
+ContactProblem painleve(Vec3d arm, Vec3d v, Vec3d omega, double mu, double inv_mass) {
+  ContactProblem p;
+  p.set_friction_model(FrictionModel::cone, 8);
+  p.v_pred.push_back(v);
+  p.w_pred.push_back(omega);
+  p.inv_mass.push_back(inv_mass);
+  p.inv_inertia.push_back(identity3<double>());
+  p.body_island.push_back(0);
+  add_contact(p, 0, 0, -1, Vec3d{0, 0, 1}, arm, Vec3d{0, 0, 0}, mu, 0.0);
+  close_islands(p, 1);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("Painleve rod: feasible, colinear and orthogonal cases converge as the thesis reports", "[solver][literature]") {
+  SolverSettings s = tight();
+  SolveControls exact;
+  exact.adaptive_inner_tolerance = false;
+  Vec3d t1, t2;
+  tangent_basis(Vec3d{0, 0, 1}, t1, t2);
+  for (double mu : {0.2, 0.5, 1.0}) {
+    CAPTURE(mu);
+    // Feasible predictor: the rod moves away from the surface; one iteration, no impulse.
+    {
+      ContactProblem p = painleve(Vec3d{0.3, 0, -1}, Vec3d{0.2, 0.1, 0.5}, Vec3d{0, 0.1, 0}, mu, 1.0);
+      BatchedSolver batched;
+      SolveResult r = batched.solve(p, s, exact);
+      REQUIRE(r.islands[0].outer_iterations == 1);
+      REQUIRE(r.islands[0].converged);
+      REQUIRE(r.alpha[0] == 0.0);
+    }
+    // theta = 0: infinite mass, the arm in the normal-tangent plane: normal and friction impulses
+    // move the contact along the same velocity direction; one iteration.
+    {
+      Vec3d arm = Vec3d{0, 0, -1} + 0.7 * t1;
+      Vec3d axis = normalized(cross(arm, Vec3d{0, 0, 1}));
+      Vec3d omega = 0.5 * axis;
+      if (cross(omega, arm).z > 0) omega = -1.0 * omega;  // the contact point approaches
+      ContactProblem p = painleve(arm, Vec3d{0, 0, 0}, omega, mu, 0.0);
+      BatchedSolver batched;
+      SolveResult r = batched.solve(p, s, exact);
+      REQUIRE(r.islands[0].outer_iterations == 1);
+      REQUIRE(r.islands[0].converged);
+      REQUIRE(r.alpha[0] > 0);
+    }
+    // theta = pi/2: the arm along the normal, friction orthogonal to it; two iterations.
+    {
+      ContactProblem p = painleve(Vec3d{0, 0, -1}, Vec3d{0.3, -0.2, -0.4}, 0.4 * t2 + 0.2 * t1, mu, 1.0);
+      BatchedSolver batched;
+      SolveResult r = batched.solve(p, s, exact);
+      REQUIRE(r.islands[0].outer_iterations == 2);
+      REQUIRE(r.islands[0].converged);
+      REQUIRE(r.alpha[0] > 0);
+    }
+  }
+}
+
+TEST_CASE("Painleve rod: every predictor converges for realistic friction", "[solver][literature]") {
+  // A rod of mass 1 and unit inertia: sweep the arm angle (which sets the generalized angle between
+  // friction and normal) and the direction of the predicted velocity, for mu up to 1.0, where the
+  // thesis reports convergence to a residual of ~1e-6 over the whole predictor domain.
+  SolverSettings s;
+  s.tolerance = 1e-7;
+  s.max_outer_iterations = 2000;
+  int approaching = 0;
+  for (double mu : {0.2, 0.5, 1.0})
+    for (int a = 0; a < 12; ++a)
+      for (int d = 0; d < 16; ++d) {
+        double angle = M_PI / 2 * (a + 0.5) / 12;  // arm direction in the x-z plane, from straight down
+        double dir = 2 * M_PI * d / 16;            // direction of the predicted velocity in the x-z plane
+        Vec3d arm{std::sin(angle), 0, -std::cos(angle)};
+        ContactProblem p = painleve(arm, Vec3d{std::cos(dir), 0, std::sin(dir)}, Vec3d{0, 0, 0}, mu, 1.0);
+        BatchedSolver batched;
+        SolveResult r = batched.solve(p, s);
+        CAPTURE(mu, angle, dir, r.islands[0].error, r.islands[0].outer_iterations);
+        REQUIRE(r.islands[0].converged);
+        REQUIRE(r.islands[0].error <= 1e-6);
+        REQUIRE(r.v[0].z + cross(r.w[0], arm).z >= -1e-6);  // the contact point does not sink
+        approaching += std::sin(dir) < 0 ? 1 : 0;
+      }
+  REQUIRE(approaching > 100);
+}
