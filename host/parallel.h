@@ -8,9 +8,10 @@ namespace stagger {
 // Below this many elements a parallel region costs more than it saves.
 constexpr int kParallelThreshold = 2048;
 
+// `work` is how many elements the loop touches in all (for loops over blocks of elements).
 template <class F>
-void parallel_for(int n, F&& body) {
-  if (n < kParallelThreshold) {
+void parallel_for(int n, F&& body, long long work = -1) {
+  if ((work < 0 ? n : work) < kParallelThreshold) {
     for (int i = 0; i < n; ++i) body(i);
     return;
   }

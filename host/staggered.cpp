@@ -16,10 +16,11 @@ namespace {
 // b_floor of SOLVER.md, per row (m/s): errors are relative to |b|, except when the free velocity
 // is essentially zero (bodies at rest with no load), where they become absolute at this scale.
 constexpr double kFreeVelocityFloor = 1e-6;
+// Contacts per block: large enough to amortize a loop, small enough to spread one island over threads.
+constexpr int kBlockSize = 256;
 
-template <class F>
-void for_island_contacts(const ProblemView<double>& p, int island, F&& f) {
-  for (int k = p.island_contact_begin[island]; k < p.island_contact_begin[island + 1]; ++k) f(k);
+ApgdTerms<double> operator+(ApgdTerms<double> a, ApgdTerms<double> b) {
+  return {a.d_Ad + b.d_Ad, a.d_d + b.d_d, a.g_dx + b.g_dx, a.residual + b.residual};
 }
 
 }  // namespace
@@ -31,11 +32,10 @@ void BatchedSolver::resize(const ContactProblem& problem) {
     u->alpha.assign(nc, 0.0);
     u->beta.assign(size_t(nc) * nt_, 0.0);
   }
+  impulse_.assign(nc, Vec3d{0, 0, 0});
   v_.assign(nb, Vec3d{0, 0, 0});
   w_.assign(nb, Vec3d{0, 0, 0});
   shift_.assign(nc, 0.0);
-  terms_.assign(nc, ApgdTerms<double>{0, 0, 0, 0});
-  contact_value_.assign(nc, 0.0);
   apgd_.assign(ni, ApgdIsland<double>{});
   for (auto* v : {&scale_, &error_, &best_error_, &tau_, &lipschitz_contact_, &lipschitz_friction_}) v->assign(ni, 0.0);
   all_.assign(ni, 1);
@@ -44,45 +44,72 @@ void BatchedSolver::resize(const ContactProblem& problem) {
   stats_.assign(ni, IslandStats{});
 }
 
-void BatchedSolver::velocities(const Unknowns& gamma, const std::vector<int>& mask) {
+void BatchedSolver::build_blocks() {
+  blocks_.clear();
+  island_block_begin_.assign(p_.num_islands + 1, 0);
+  for (int i = 0; i < p_.num_islands; ++i) {
+    island_block_begin_[i] = int(blocks_.size());
+    for (int k = p_.island_contact_begin[i]; k < p_.island_contact_begin[i + 1]; k += kBlockSize)
+      blocks_.push_back(Block{i, k, std::min(k + kBlockSize, p_.island_contact_begin[i + 1])});
+  }
+  island_block_begin_[p_.num_islands] = int(blocks_.size());
+  block_terms_.assign(blocks_.size(), ApgdTerms<double>{0, 0, 0, 0});
+  block_value_.assign(blocks_.size(), 0.0);
+}
+
+template <class F>
+void BatchedSolver::for_blocks(const std::vector<int>& mask, F&& f) {
+  parallel_for(
+      int(blocks_.size()),
+      [&](int b) {
+        if (mask[blocks_[b].island]) f(b, blocks_[b]);
+      },
+      p_.num_contacts);
+}
+
+void BatchedSolver::velocities_from_impulses(const std::vector<int>& mask) {
   const ProblemView<double>& p = p_;
   parallel_for(p.num_bodies, [&](int s) {
-    if (!mask[p.body_island[s]]) return;
-    body_velocity(p, s, gamma.alpha.data(), gamma.beta.data(), v_[s], w_[s]);
+    if (mask[p.body_island[s]]) body_velocity_from_impulses(p, s, impulse_.data(), v_[s], w_[s]);
   });
 }
 
-void BatchedSolver::gradient(Unknowns& g, const std::vector<int>& mask) {
+void BatchedSolver::velocities(const Unknowns& gamma, const std::vector<int>& mask) {
   const ProblemView<double>& p = p_;
-  parallel_for(p.num_contacts, [&](int k) {
-    if (!mask[p.contact_island[k]]) return;
-    Vec3d vel = contact_velocity(p, k, v_.data(), w_.data());
-    contact_rows(p, k, vel, shift_[k], g.alpha.data(), g.beta.data());
+  for_blocks(mask, [&](int, const Block& blk) {
+    double a, b[kMaxFacets];
+    for (int k = blk.begin; k < blk.end; ++k) {
+      load_unknowns(p, k, gamma.alpha.data(), gamma.beta.data(), a, b);
+      impulse_[k] = world_impulse(p, k, a, b);
+    }
   });
+  velocities_from_impulses(mask);
 }
 
 void BatchedSolver::copy_island_unknowns(const Unknowns& from, Unknowns& to, const std::vector<int>& mask) {
-  const ProblemView<double>& p = p_;
   const int nt = nt_;
-  parallel_for(p.num_contacts, [&](int k) {
-    if (!mask[p.contact_island[k]]) return;
-    to.alpha[k] = from.alpha[k];
-    std::copy_n(from.beta.begin() + size_t(k) * nt, nt, to.beta.begin() + size_t(k) * nt);
+  for_blocks(mask, [&](int, const Block& blk) {
+    std::copy(from.alpha.begin() + blk.begin, from.alpha.begin() + blk.end, to.alpha.begin() + blk.begin);
+    std::copy(from.beta.begin() + size_t(blk.begin) * nt, from.beta.begin() + size_t(blk.end) * nt,
+              to.beta.begin() + size_t(blk.begin) * nt);
   });
 }
 
 void BatchedSolver::island_errors(const std::vector<int>& mask) {
   const ProblemView<double>& p = p_;
   velocities(cur_, mask);
-  parallel_for(p.num_contacts, [&](int k) {
-    if (!mask[p.contact_island[k]]) return;
-    Vec3d vel = contact_velocity(p, k, v_.data(), w_.data());
-    contact_value_[k] = natural_map_residual2(p, k, cur_.alpha.data(), cur_.beta.data(), vel, /*coulomb=*/true);
+  for_blocks(mask, [&](int b, const Block& blk) {
+    double sum = 0;
+    for (int k = blk.begin; k < blk.end; ++k) {
+      Vec3d vel = contact_velocity(p, k, v_.data(), w_.data());
+      sum += natural_map_residual2(p, k, cur_.alpha.data(), cur_.beta.data(), vel, /*coulomb=*/true);
+    }
+    block_value_[b] = sum;
   });
   parallel_for(p.num_islands, [&](int i) {
     if (!mask[i]) return;
     double sum = 0;
-    for_island_contacts(p, i, [&](int k) { sum += contact_value_[k]; });
+    for (int b = island_block_begin_[i]; b < island_block_begin_[i + 1]; ++b) sum += block_value_[b];
     error_[i] = std::sqrt(sum) * scale_[i];
   });
 }
@@ -92,33 +119,38 @@ void BatchedSolver::run_qp(QpPhase phase, const std::vector<int>& run, int max_i
   const int nt = nt_;
   const bool alpha_moves = moves_alpha(phase), beta_moves = moves_beta(phase);
 
-  // Start point: the current unknowns projected onto this phase's set; x = y = x+ = best.
-  parallel_for(p.num_contacts, [&](int k) {
-    if (!run[p.contact_island[k]]) return;
+  // Start point: the current unknowns projected onto this phase's set; x = y = x+ = best, and the
+  // gradient there.
+  for_blocks(run, [&](int, const Block& blk) {
     double a, b[kMaxFacets];
-    load_unknowns(p, k, cur_.alpha.data(), cur_.beta.data(), a, b);
-    project_phase(p, k, phase, a, b);
-    for (Unknowns* u : {&x_, &y_, &xp_, &xbest_}) store_unknowns(p, k, a, b, u->alpha.data(), u->beta.data());
+    for (int k = blk.begin; k < blk.end; ++k) {
+      load_unknowns(p, k, cur_.alpha.data(), cur_.beta.data(), a, b);
+      project_phase(p, k, phase, a, b);
+      for (Unknowns* u : {&x_, &y_, &xp_, &xbest_}) store_unknowns(p, k, a, b, u->alpha.data(), u->beta.data());
+      impulse_[k] = world_impulse(p, k, a, b);
+    }
   });
-  velocities(x_, run);
-  gradient(gx_, run);
-  parallel_for(p.num_contacts, [&](int k) {
-    if (!run[p.contact_island[k]]) return;
-    gy_.alpha[k] = gx_.alpha[k];
-    std::copy_n(gx_.beta.begin() + size_t(k) * nt, nt, gy_.beta.begin() + size_t(k) * nt);
-    contact_value_[k] =
-        projected_gradient_residual(p, k, phase, x_.alpha.data(), x_.beta.data(), gx_.alpha.data(), gx_.beta.data());
+  velocities_from_impulses(run);
+  for_blocks(run, [&](int b, const Block& blk) {
+    double sum = 0;
+    for (int k = blk.begin; k < blk.end; ++k) {
+      Vec3d vel = contact_velocity(p, k, v_.data(), w_.data());
+      contact_rows(p, k, vel, shift_[k], gx_.alpha.data(), gx_.beta.data());
+      gy_.alpha[k] = gx_.alpha[k];
+      for (size_t j = size_t(k) * nt; j < size_t(k + 1) * nt; ++j) gy_.beta[j] = gx_.beta[j];
+      sum += projected_gradient_residual(p, k, phase, x_.alpha.data(), x_.beta.data(), gx_.alpha.data(),
+                                         gx_.beta.data());
+    }
+    block_value_[b] = sum;
   });
   std::vector<double>& lipschitz = phase == QpPhase::friction ? lipschitz_friction_ : lipschitz_contact_;
   parallel_for(p.num_islands, [&](int i) {
     ApgdIsland<double>& s = apgd_[i];
     s = ApgdIsland<double>{};
     if (!run[i]) return;
-    double r2 = 0, diagonal = 0;
-    for_island_contacts(p, i, [&](int k) {
-      r2 += contact_value_[k];
-      diagonal = std::max(diagonal, delassus_diagonal_max(p, k, phase));
-    });
+    double r2 = 0;
+    for (int b = island_block_begin_[i]; b < island_block_begin_[i + 1]; ++b) r2 += block_value_[b];
+    double diagonal = diagonal_[int(phase)][i];
     // L is at least the largest diagonal entry of the island's Delassus block; the previous
     // estimate (from this step's earlier passes or the previous step) is usually closer.
     s.lipschitz = std::max({lipschitz[i], diagonal, std::numeric_limits<double>::min()});
@@ -128,54 +160,58 @@ void BatchedSolver::run_qp(QpPhase phase, const std::vector<int>& run, int max_i
     s.active = s.best_residual > s.tolerance ? 1 : 0;
   });
 
+  // Each iteration: [accept the last trial + next trial point] -> [velocities] ->
+  // [gradient + partial sums] -> [control]. A rejected trial (backtracking) only redoes the trial.
   for (;;) {
     bool any = false;
     for (int i = 0; i < p.num_islands; ++i) {
-      active_[i] = apgd_[i].active;
-      any = any || active_[i];
+      active_[i] = apgd_[i].active || apgd_[i].accepted;
+      any = any || apgd_[i].active;
     }
-    if (!any) break;
-    // apgd_trial_point: x+ = P(y - g(y) / L)
-    parallel_for(p.num_contacts, [&](int k) {
-      int i = p.contact_island[k];
-      if (!active_[i]) return;
-      apgd_trial_point(p, k, phase, apgd_[i].lipschitz, y_.alpha.data(), y_.beta.data(), gy_.alpha.data(),
-                       gy_.beta.data(), xp_.alpha.data(), xp_.beta.data());
+    for_blocks(active_, [&](int, const Block& blk) {
+      const ApgdIsland<double>& s = apgd_[blk.island];
+      for (int k = blk.begin; k < blk.end; ++k) {
+        if (s.accepted) {
+          if (alpha_moves)
+            apgd_accept(1, s.momentum, &x_.alpha[k], &y_.alpha[k], &xp_.alpha[k], &gx_.alpha[k], &gy_.alpha[k],
+                        &gxp_.alpha[k]);
+          if (beta_moves) {
+            size_t o = size_t(k) * nt;
+            apgd_accept(nt, s.momentum, &x_.beta[o], &y_.beta[o], &xp_.beta[o], &gx_.beta[o], &gy_.beta[o],
+                        &gxp_.beta[o]);
+          }
+          if (s.improved) {
+            xbest_.alpha[k] = x_.alpha[k];
+            for (size_t j = size_t(k) * nt; j < size_t(k + 1) * nt; ++j) xbest_.beta[j] = x_.beta[j];
+          }
+        }
+        if (s.active)
+          apgd_trial_point(p, k, phase, s.lipschitz, y_.alpha.data(), y_.beta.data(), gy_.alpha.data(),
+                           gy_.beta.data(), xp_.alpha.data(), xp_.beta.data(), impulse_.data());
+      }
     });
-    velocities(xp_, active_);
-    gradient(gxp_, active_);
-    parallel_for(p.num_contacts, [&](int k) {
-      if (!active_[p.contact_island[k]]) return;
-      terms_[k] = apgd_terms(p, k, phase, x_.alpha.data(), x_.beta.data(), y_.alpha.data(), y_.beta.data(),
-                             xp_.alpha.data(), xp_.beta.data(), gy_.alpha.data(), gy_.beta.data(), gxp_.alpha.data(),
-                             gxp_.beta.data());
+    if (!any) break;
+    for (int i = 0; i < p.num_islands; ++i) active_[i] = apgd_[i].active;
+    velocities_from_impulses(active_);
+    for_blocks(active_, [&](int b, const Block& blk) {
+      ApgdTerms<double> sum{0, 0, 0, 0};
+      for (int k = blk.begin; k < blk.end; ++k) {
+        Vec3d vel = contact_velocity(p, k, v_.data(), w_.data());
+        contact_rows(p, k, vel, shift_[k], gxp_.alpha.data(), gxp_.beta.data());
+        sum = sum + apgd_terms(p, k, phase, x_.alpha.data(), x_.beta.data(), y_.alpha.data(), y_.beta.data(),
+                               xp_.alpha.data(), xp_.beta.data(), gy_.alpha.data(), gy_.beta.data(),
+                               gxp_.alpha.data(), gxp_.beta.data());
+      }
+      block_terms_[b] = sum;
     });
     parallel_for(p.num_islands, [&](int i) {
-      if (!active_[i]) return;
+      if (!active_[i]) {
+        apgd_[i].accepted = apgd_[i].improved = 0;
+        return;
+      }
       ApgdTerms<double> sum{0, 0, 0, 0};
-      for_island_contacts(p, i, [&](int k) {
-        sum.d_Ad += terms_[k].d_Ad;
-        sum.d_d += terms_[k].d_d;
-        sum.g_dx += terms_[k].g_dx;
-        sum.residual += terms_[k].residual;
-      });
+      for (int b = island_block_begin_[i]; b < island_block_begin_[i + 1]; ++b) sum = sum + block_terms_[b];
       apgd_control(apgd_[i], sum, max_iterations);
-    });
-    parallel_for(p.num_contacts, [&](int k) {
-      const ApgdIsland<double>& s = apgd_[p.contact_island[k]];
-      if (!s.accepted) return;
-      if (alpha_moves)
-        apgd_accept(1, s.momentum, &x_.alpha[k], &y_.alpha[k], &xp_.alpha[k], &gx_.alpha[k], &gy_.alpha[k],
-                    &gxp_.alpha[k]);
-      if (beta_moves) {
-        size_t o = size_t(k) * nt;
-        apgd_accept(nt, s.momentum, &x_.beta[o], &y_.beta[o], &xp_.beta[o], &gx_.beta[o], &gy_.beta[o], &gxp_.beta[o]);
-      }
-      if (s.improved) {
-        double a, b[kMaxFacets];
-        load_unknowns(p, k, x_.alpha.data(), x_.beta.data(), a, b);
-        store_unknowns(p, k, a, b, xbest_.alpha.data(), xbest_.beta.data());
-      }
     });
   }
   for (int i = 0; i < p.num_islands; ++i) {
@@ -190,7 +226,7 @@ void BatchedSolver::trace(const SolveControls& c, int iteration, const std::vect
   if (c.trace_min_contacts <= 0) return;
   for (int i = 0; i < p_.num_islands; ++i) {
     int contacts = p_.island_contact_begin[i + 1] - p_.island_contact_begin[i];
-    if (contacts < c.trace_min_contacts) continue;
+    if (contacts < c.trace_min_contacts || (!outer[i] && iteration != stats_[i].outer_iterations)) continue;
     std::fprintf(stderr, "  island %d (%d contacts) outer %d: error %.3e  tau %.2e  inner total %d  L %.3g/%.3g%s\n", i,
                  contacts, iteration, error_[i], tau_[i], stats_[i].inner_iterations, lipschitz_contact_[i],
                  lipschitz_friction_[i], outer[i] ? "" : "  (done)");
@@ -253,11 +289,12 @@ void BatchedSolver::solve_successive_relaxation(const SolverSettings& s) {
   // Shift the normal rows by Gamma_k = mu |v_t| of the previous iterate (Anitescu-Hart 2004), so
   // that the relaxed solution's spurious separation mu |v_t| is cancelled at the fixed point.
   auto update_shift = [&](const std::vector<int>& mask) {
-    parallel_for(p.num_contacts, [&](int k) {
-      if (!mask[p.contact_island[k]]) return;
-      double vt[kMaxFacets];
-      friction_rows(p, contact_velocity(p, k, v_.data(), w_.data()), vt);
-      shift_[k] = coulomb_shift(p, k, vt);
+    for_blocks(mask, [&](int, const Block& blk) {
+      for (int k = blk.begin; k < blk.end; ++k) {
+        double vt[kMaxFacets];
+        friction_rows(p, contact_velocity(p, k, v_.data(), w_.data()), vt);
+        shift_[k] = coulomb_shift(p, k, vt);
+      }
     });
   };
   island_errors(all_);  // also leaves the warm start's velocities in v_, w_
@@ -292,19 +329,29 @@ void BatchedSolver::solve_successive_relaxation(const SolverSettings& s) {
 
 SolveResult BatchedSolver::solve(const ContactProblem& problem, const SolverSettings& settings,
                                  const SolveControls& controls) {
-  problem_ = &problem;
   p_ = problem.view();
   resize(problem);
+  build_blocks();
   const ProblemView<double>& p = p_;
   const int nt = nt_;
 
+  // Per island, the largest Delassus diagonal entry of each phase's rows: a lower bound of L.
+  for (auto& d : diagonal_) d.assign(p.num_islands, 0.0);
+  parallel_for(p.num_islands, [&](int i) {
+    for (int k = p.island_contact_begin[i]; k < p.island_contact_begin[i + 1]; ++k)
+      for (QpPhase phase : {QpPhase::contact, QpPhase::friction, QpPhase::both})
+        diagonal_[int(phase)][i] = std::max(diagonal_[int(phase)][i], delassus_diagonal_max(p, k, phase));
+  });
+
   // Island scales 1 / max(|b|, b_floor) from the free (predictor) velocities.
-  parallel_for(p.num_contacts, [&](int k) {
-    contact_value_[k] = free_velocity_norm2(p, k, contact_velocity(p, k, p.v_pred, p.w_pred));
+  for_blocks(all_, [&](int b, const Block& blk) {
+    double sum = 0;
+    for (int k = blk.begin; k < blk.end; ++k) sum += free_velocity_norm2(p, k, contact_velocity(p, k, p.v_pred, p.w_pred));
+    block_value_[b] = sum;
   });
   parallel_for(p.num_islands, [&](int i) {
     double sum = 0;
-    for_island_contacts(p, i, [&](int k) { sum += contact_value_[k]; });
+    for (int b = island_block_begin_[i]; b < island_block_begin_[i + 1]; ++b) sum += block_value_[b];
     int rows = (p.island_contact_begin[i + 1] - p.island_contact_begin[i]) * (1 + nt);
     scale_[i] = 1.0 / std::max(std::sqrt(sum), kFreeVelocityFloor * std::sqrt(double(rows)));
   });
@@ -312,12 +359,14 @@ SolveResult BatchedSolver::solve(const ContactProblem& problem, const SolverSett
   // Warm start, projected: alpha >= 0, beta in its friction set for that alpha.
   if (!problem.alpha_warm.empty()) cur_.alpha = problem.alpha_warm;
   if (!problem.beta_warm.empty()) cur_.beta = problem.beta_warm;
-  parallel_for(p.num_contacts, [&](int k) {
+  for_blocks(all_, [&](int, const Block& blk) {
     double a, b[kMaxFacets];
-    load_unknowns(p, k, cur_.alpha.data(), cur_.beta.data(), a, b);
-    project_phase(p, k, QpPhase::contact, a, b);
-    project_phase(p, k, QpPhase::friction, a, b);
-    store_unknowns(p, k, a, b, cur_.alpha.data(), cur_.beta.data());
+    for (int k = blk.begin; k < blk.end; ++k) {
+      load_unknowns(p, k, cur_.alpha.data(), cur_.beta.data(), a, b);
+      project_phase(p, k, QpPhase::contact, a, b);
+      project_phase(p, k, QpPhase::friction, a, b);
+      store_unknowns(p, k, a, b, cur_.alpha.data(), cur_.beta.data());
+    }
   });
   for (int i = 0; i < p.num_islands; ++i) {
     lipschitz_contact_[i] = i < int(problem.lipschitz_hint_contact.size()) ? problem.lipschitz_hint_contact[i] : 0.0;

@@ -10,6 +10,7 @@
 // costs one Delassus product.
 #pragma once
 
+#include "delassus.h"
 #include "feasible_sets.h"
 
 namespace stagger {
@@ -39,11 +40,12 @@ struct ApgdTerms {
   T residual;  // |x+ - P(x+ - g(x+))|^2, the projected-gradient residual at x+
 };
 
-// x+ = P(y - g(y)/L) for contact k's moving unknowns.
+// x+ = P(y - g(y)/L) for contact k's moving unknowns; also the world impulse of x+, which the
+// bodies then gather (computed once here rather than once per body side).
 template <class T>
 STAGGER_HD STAGGER_INLINE void apgd_trial_point(const ProblemView<T>& p, int k, QpPhase phase, T lipschitz,
                                                 const T* y_alpha, const T* y_beta, const T* gy_alpha,
-                                                const T* gy_beta, T* xp_alpha, T* xp_beta) {
+                                                const T* gy_beta, T* xp_alpha, T* xp_beta, Vec3<T>* impulse) {
   T a, b[kMaxFacets];
   load_unknowns(p, k, y_alpha, y_beta, a, b);
   T step = T(1) / lipschitz;
@@ -54,6 +56,7 @@ STAGGER_HD STAGGER_INLINE void apgd_trial_point(const ProblemView<T>& p, int k, 
   }
   project_phase(p, k, phase, a, b);
   store_unknowns(p, k, a, b, xp_alpha, xp_beta);
+  impulse[k] = world_impulse(p, k, a, b);
 }
 
 // |x - P(x - g)|^2 over contact k's moving unknowns.

@@ -32,6 +32,44 @@ STAGGER_HD STAGGER_INLINE Vec3<T> contact_impulse(const ProblemView<T>& p, int k
   return alpha[k] * p.normal[k] + b1 * p.tangent1[k] + b2 * p.tangent2[k];
 }
 
+// World-frame impulse on body A from contact k's unknowns held in registers.
+template <class T>
+STAGGER_HD STAGGER_INLINE Vec3<T> world_impulse(const ProblemView<T>& p, int k, T alpha, const T* beta) {
+  T b1, b2;
+  if (!p.pyramid) {
+    b1 = beta[0];
+    b2 = beta[1];
+  } else {
+    b1 = b2 = T(0);
+    for (int j = 0; j < p.friction_dims; ++j) {
+      b1 += beta[j] * p.facet_cos[j];
+      b2 += beta[j] * p.facet_sin[j];
+    }
+  }
+  return alpha * p.normal[k] + b1 * p.tangent1[k] + b2 * p.tangent2[k];
+}
+
+// Pass (1) with the contacts' world impulses computed beforehand (once per contact, not per side).
+template <class T>
+STAGGER_HD STAGGER_INLINE void body_velocity_from_impulses(const ProblemView<T>& p, int s, const Vec3<T>* impulse,
+                                                           Vec3<T>& v, Vec3<T>& w) {
+  Vec3<T> force = zero3<T>(), torque = zero3<T>();
+  for (int i = p.incidence_begin[s]; i < p.incidence_begin[s + 1]; ++i) {
+    int item = p.incidence[i];
+    int k = item >> 1;
+    Vec3<T> f = impulse[k];
+    if ((item & 1) == 0) {
+      force += f;
+      torque += cross(p.r_a[k], f);
+    } else {
+      force -= f;
+      torque -= cross(p.r_b[k], f);
+    }
+  }
+  v = p.v_pred[s] + p.inv_mass[s] * force;
+  w = p.w_pred[s] + p.inv_inertia[s] * torque;
+}
+
 // Pass (1): velocity of solver body s under impulses (alpha, beta).
 template <class T>
 STAGGER_HD STAGGER_INLINE void body_velocity(const ProblemView<T>& p, int s, const T* alpha, const T* beta,

@@ -6,6 +6,10 @@
 #if defined(__CUDACC__)
 #define STAGGER_HD __host__ __device__
 #define STAGGER_INLINE __forceinline__
+#elif defined(__GNUC__)
+#define STAGGER_HD
+// Element functions are small and called in the innermost loops: inline them like a kernel would.
+#define STAGGER_INLINE inline __attribute__((always_inline))
 #else
 #define STAGGER_HD
 #define STAGGER_INLINE inline
