@@ -1,15 +1,29 @@
 #include "broadphase.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 
 #include <omp.h>
 
+#include "parallel.h"
+
 namespace stagger {
 
 namespace {
-// A body covering more cells than this along an axis is "large": tested against all bodies.
-constexpr int64_t kMaxCellsPerAxis = 8;
+
+// Bodies up to this many times the median width are "regular" and go into the grid.
+constexpr double kRegularWidthFactor = 4.0;
+
+// Spreads cell keys over the hash table (splitmix64 finalizer).
+uint64_t mix(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
 }  // namespace
 
 void compute_contact_margins(const Bodies& bodies, double h, double envelope, Vec3d gravity, ContactMargins& margins) {
@@ -18,7 +32,7 @@ void compute_contact_margins(const Bodies& bodies, double h, double envelope, Ve
   margins.h = h;
   margins.speed.resize(n);
   const double g = norm(gravity);
-  for (int i = 0; i < n; ++i) {
+  parallel_for(n, [&](int i) {
     const Shape& s = bodies.shape[i];
     // A sphere's surface does not move when it spins about its centre.
     double reach = s.type == ShapeType::box ? bounding_radius(s) : 0.0;
@@ -27,7 +41,7 @@ void compute_contact_margins(const Bodies& bodies, double h, double envelope, Ve
       case BodyKind::kinematic: margins.speed[i] = kinematic_speed_bound(bodies.motion[i], reach); break;
       case BodyKind::fixed: margins.speed[i] = 0.0; break;
     }
-  }
+  });
 }
 
 void Broadphase::find_pairs(const Bodies& bodies, const ContactMargins& margins, std::vector<BodyPair>& pairs) {
@@ -36,80 +50,135 @@ void Broadphase::find_pairs(const Bodies& bodies, const ContactMargins& margins,
   boxes_.resize(n);
   large_.clear();
 
-  // Cell size: the median bounding-box width of the dynamic bodies, so a typical body covers at
-  // most 2 cells per axis.
-  std::vector<double> widths;
-  widths.reserve(n);
-  for (int i = 0; i < n; ++i) {
-    if (bodies.shape[i].type == ShapeType::plane) continue;
+  // Bounding boxes, inflated by what the step can close.
+  parallel_for(n, [&](int i) {
+    if (bodies.shape[i].type == ShapeType::plane) return;
     double inflate = 0.5 * margins.envelope + margins.h * margins.speed[i];
     boxes_[i] = inflated_aabb(bodies.shape[i], bodies.x[i], bodies.q[i], inflate);
-    if (bodies.is_dynamic(i)) widths.push_back(max_elem(boxes_[i].hi - boxes_[i].lo));
-  }
+  });
+  // Regular bodies: not wider than a few times the median dynamic body. The cell is as wide as the
+  // widest regular body, so overlapping regular bodies have centres in neighbouring cells.
+  std::vector<double> widths;
+  widths.reserve(n);
+  for (int i = 0; i < n; ++i)
+    if (bodies.is_dynamic(i) && bodies.shape[i].type != ShapeType::plane)
+      widths.push_back(max_elem(boxes_[i].hi - boxes_[i].lo));
   if (widths.empty()) return;
   std::nth_element(widths.begin(), widths.begin() + widths.size() / 2, widths.end());
-  cell_ = std::max(widths[widths.size() / 2], 1e-9);
-  const double inv_cell = 1.0 / cell_;
-
-  entries_.clear();
+  const double limit = kRegularWidthFactor * widths[widths.size() / 2];
+  cell_ = 1e-9;
+  std::vector<char> regular(n, 0);
   for (int i = 0; i < n; ++i) {
     if (bodies.shape[i].type == ShapeType::plane) {
       large_.push_back(i);
       continue;
     }
-    const Aabb& b = boxes_[i];
-    int64_t lo[3], hi[3];
-    bool large = false;
-    for (int a = 0; a < 3; ++a) {
-      lo[a] = cell_coordinate(b.lo[a], inv_cell);
-      hi[a] = cell_coordinate(b.hi[a], inv_cell);
-      large = large || hi[a] - lo[a] >= kMaxCellsPerAxis;
-    }
-    if (large) {
+    double w = max_elem(boxes_[i].hi - boxes_[i].lo);
+    if (w <= limit) {
+      regular[i] = 1;
+      cell_ = std::max(cell_, w);
+    } else {
       large_.push_back(i);
-      continue;
     }
-    for (int64_t z = lo[2]; z <= hi[2]; ++z)
-      for (int64_t y = lo[1]; y <= hi[1]; ++y)
-        for (int64_t x = lo[0]; x <= hi[0]; ++x) entries_.push_back(Entry{cell_key(x, y, z), i});
   }
-  std::sort(entries_.begin(), entries_.end());
+  const double inv_cell = 1.0 / cell_;
 
-  // Runs of equal keys: every pair in a run is a candidate. A pair that shares several cells is
-  // reported only from the cell holding the low corner of the intersection of its boxes.
-  std::vector<size_t> run_begin;
-  for (size_t e = 0; e < entries_.size(); ++e)
-    if (e == 0 || entries_[e].key != entries_[e - 1].key) run_begin.push_back(e);
-  run_begin.push_back(entries_.size());
-  const int runs = int(run_begin.size()) - 1;
+  // Cells: a dense grid over the regular bodies' centres when it has at most a few cells per body
+  // (compact scenes: piles, beds), else a hash table of at least twice as many buckets as bodies
+  // (sparse scenes), where several cells may share a bucket and entries carry their exact cell.
+  std::vector<int64_t> coords(size_t(n) * 3, 0);
+  int64_t lo[3] = {INT64_MAX, INT64_MAX, INT64_MAX}, hi[3] = {INT64_MIN, INT64_MIN, INT64_MIN};
+  int entries = 0;
+  for (int i = 0; i < n; ++i) {
+    if (!regular[i]) continue;
+    ++entries;
+    for (int a = 0; a < 3; ++a) {
+      int64_t c = cell_coordinate(0.5 * (boxes_[i].lo[a] + boxes_[i].hi[a]), inv_cell);
+      coords[3 * size_t(i) + a] = c;
+      lo[a] = std::min(lo[a], c);
+      hi[a] = std::max(hi[a], c);
+    }
+  }
+  if (entries == 0) lo[0] = lo[1] = lo[2] = hi[0] = hi[1] = hi[2] = 0;
+  const int64_t dims[3] = {hi[0] - lo[0] + 1, hi[1] - lo[1] + 1, hi[2] - lo[2] + 1};
+  const double dense_cells = double(dims[0]) * double(dims[1]) * double(dims[2]);
+  const bool dense = dense_cells <= std::max(8.0 * entries, 4096.0);
+  int buckets = 1;
+  if (dense) {
+    buckets = int(dense_cells);
+  } else {
+    while (buckets < 2 * entries && buckets < (1 << 30)) buckets <<= 1;
+  }
+  const uint64_t bucket_mask = uint64_t(buckets) - 1;
+  // Bucket of cell (x, y, z), or -1 outside the dense grid.
+  auto bucket_of = [&](int64_t x, int64_t y, int64_t z) -> int64_t {
+    if (dense) {
+      x -= lo[0];
+      y -= lo[1];
+      z -= lo[2];
+      if (x < 0 || y < 0 || z < 0 || x >= dims[0] || y >= dims[1] || z >= dims[2]) return -1;
+      return x + dims[0] * (y + dims[1] * z);
+    }
+    return int64_t(mix(cell_key(x, y, z)) & bucket_mask);
+  };
 
-  std::vector<std::vector<BodyPair>> found(omp_get_max_threads());
-#pragma omp parallel for schedule(dynamic, 256) if (runs > 4096)
-  for (int r = 0; r < runs; ++r) {
-    std::vector<BodyPair>& out = found[omp_get_thread_num()];
-    for (size_t p = run_begin[r]; p < run_begin[r + 1]; ++p)
-      for (size_t q = p + 1; q < run_begin[r + 1]; ++q) {
-        int a = entries_[p].body, b = entries_[q].body;  // a <= b: entries are sorted by body within a key
-        if (a == b) continue;  // two cells of one body that share a key
-        if (!bodies.is_dynamic(a) && !bodies.is_dynamic(b)) continue;
-        const Aabb &ba = boxes_[a], &bb = boxes_[b];
-        if (!overlaps(ba, bb)) continue;
-        Vec3d corner{std::max(ba.lo.x, bb.lo.x), std::max(ba.lo.y, bb.lo.y), std::max(ba.lo.z, bb.lo.z)};
-        uint64_t home = cell_key(cell_coordinate(corner.x, inv_cell), cell_coordinate(corner.y, inv_cell),
-                                 cell_coordinate(corner.z, inv_cell));
-        if (home != entries_[p].key) continue;
-        out.push_back(BodyPair{a, b});
-      }
+  // Counting sort of the regular bodies by bucket. Stable: a bucket lists its bodies in order.
+  cell_of_.assign(n, 0);
+  bucket_begin_.assign(size_t(buckets) + 1, 0);
+  std::vector<int> bucket(n, -1);
+  for (int i = 0; i < n; ++i) {
+    if (!regular[i]) continue;
+    const int64_t* c = &coords[3 * size_t(i)];
+    cell_of_[i] = cell_key(c[0], c[1], c[2]);
+    bucket[i] = int(bucket_of(c[0], c[1], c[2]));
+    ++bucket_begin_[bucket[i] + 1];
+  }
+  for (int b = 0; b < buckets; ++b) bucket_begin_[b + 1] += bucket_begin_[b];
+  sorted_.resize(entries);
+  {
+    std::vector<int> fill(bucket_begin_.begin(), bucket_begin_.end() - 1);
+    for (int i = 0; i < n; ++i)
+      if (regular[i]) sorted_[fill[bucket[i]]++] = Entry{cell_of_[i], i};
   }
 
-  // Large bodies against everything.
+  // Each regular body looks at its own cell (partners with a higher number) and at the 13 cells of
+  // the forward half of its neighbourhood (all partners): every neighbouring pair is seen once.
+  // Bodies are processed in chunks whose outputs are concatenated in order: the pair order depends
+  // on the scene only, not on the thread count.
+  constexpr int kChunk = 1024;
+  const int chunks = (n + kChunk - 1) / kChunk;
+  std::vector<std::vector<BodyPair>> found(chunks + 1);
+  parallel_for(
+      chunks,
+      [&](int ch) {
+        std::vector<BodyPair>& out = found[ch];
+        for (int a = ch * kChunk; a < std::min(n, (ch + 1) * kChunk); ++a) {
+          if (!regular[a]) continue;
+          const int64_t* c = &coords[3 * size_t(a)];
+          for (int d = 13; d < 27; ++d) {  // offsets (dx, dy, dz); d = 13 is the own cell
+            int64_t x = c[0] + d % 3 - 1, y = c[1] + (d / 3) % 3 - 1, z = c[2] + d / 9 - 1;
+            int64_t b = bucket_of(x, y, z);
+            if (b < 0) continue;
+            uint64_t key = dense ? 0 : cell_key(x, y, z);
+            for (int e = bucket_begin_[b]; e < bucket_begin_[b + 1]; ++e) {
+              int o = sorted_[e].body;
+              if ((!dense && sorted_[e].cell != key) || (d == 13 && o <= a)) continue;
+              if (!bodies.is_dynamic(a) && !bodies.is_dynamic(o)) continue;
+              if (overlaps(boxes_[a], boxes_[o])) out.push_back(BodyPair{std::min(a, o), std::max(a, o)});
+            }
+          }
+        }
+      },
+      n);
+
+  // Large bodies (planes, walls, big intruders) against everything.
+  std::vector<BodyPair>& out = found[chunks];
   for (int l : large_) {
     bool l_plane = bodies.shape[l].type == ShapeType::plane;
     Vec3d plane_normal = rotate(bodies.q[l], Vec3d{0, 0, 1});
     for (int i = 0; i < n; ++i) {
       if (i == l || (!bodies.is_dynamic(i) && !bodies.is_dynamic(l))) continue;
-      bool i_large = std::binary_search(large_.begin(), large_.end(), i);
-      if (i_large && i < l) continue;  // that pair is found from i's side
+      if (!regular[i] && i < l) continue;  // a pair of large bodies is found from the lower one
       bool i_plane = bodies.shape[i].type == ShapeType::plane;
       if (l_plane && i_plane) continue;
       bool candidate;
@@ -122,13 +191,13 @@ void Broadphase::find_pairs(const Bodies& bodies, const ContactMargins& margins,
       } else {
         candidate = overlaps(boxes_[l], boxes_[i]);
       }
-      if (candidate) found[0].push_back(BodyPair{std::min(l, i), std::max(l, i)});
+      if (candidate) out.push_back(BodyPair{std::min(l, i), std::max(l, i)});
     }
   }
-
-  for (auto& f : found) pairs.insert(pairs.end(), f.begin(), f.end());
-  std::sort(pairs.begin(), pairs.end());
-  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  size_t total = 0;
+  for (const auto& f : found) total += f.size();
+  pairs.reserve(total);
+  for (const auto& f : found) pairs.insert(pairs.end(), f.begin(), f.end());
 }
 
 }  // namespace stagger

@@ -1,5 +1,7 @@
-// Broad phase: candidate pairs from a uniform grid, by sorting (cell key, body) entries.
-// Bodies far larger than a cell (walls, planes) are tested against everything instead.
+// Broad phase: candidate pairs from a uniform grid. Cells are as wide as the largest regular body;
+// each body sits in the cell of its centre (a counting sort into a hash table of cells) and finds
+// its partners in the 27 cells around it. Bodies much larger than the typical one (walls, planes,
+// a big intruder) are tested against everything instead.
 #pragma once
 
 #include <cstdint>
@@ -29,19 +31,21 @@ void compute_contact_margins(const Bodies& bodies, double h, double envelope, Ve
 
 class Broadphase {
  public:
-  // Candidate pairs (at least one dynamic body), sorted, without duplicates.
+  // Candidate pairs (at least one dynamic body), each once, in an order that depends only on the
+  // scene (not on the thread count).
   void find_pairs(const Bodies& bodies, const ContactMargins& margins, std::vector<BodyPair>& pairs);
   double cell_size() const { return cell_; }
 
  private:
   struct Entry {
-    std::uint64_t key;
+    std::uint64_t cell;  // exact cell key
     int body;
-    bool operator<(const Entry& o) const { return key != o.key ? key < o.key : body < o.body; }
   };
   std::vector<Aabb> boxes_;
-  std::vector<Entry> entries_;
   std::vector<int> large_;
+  std::vector<std::uint64_t> cell_of_;  // per body: its centre cell key (regular bodies)
+  std::vector<Entry> sorted_;
+  std::vector<int> bucket_begin_;
   double cell_ = 0;
 };
 

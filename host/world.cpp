@@ -81,7 +81,9 @@ void World::solve() {
   StepReport r;
   r.contacts = contacts_.size();
   r.islands = islands_.count();
-  for (const IslandStats& s : result_.islands) {
+  for (int i = 0; i < int(result_.islands.size()); ++i) {
+    const IslandStats& s = result_.islands[i];
+    r.contact_iterations += double(islands_.contact_begin[i + 1] - islands_.contact_begin[i]) * s.inner_iterations;
     r.outer_iterations += s.outer_iterations;
     r.outer_iterations_max = std::max(r.outer_iterations_max, s.outer_iterations);
     r.inner_iterations += s.inner_iterations;

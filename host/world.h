@@ -35,6 +35,7 @@ struct StepReport {
   long long outer_iterations = 0;  // summed over islands
   int outer_iterations_max = 0;
   long long inner_iterations = 0;  // summed over islands
+  double contact_iterations = 0;   // sum over islands of contacts x inner iterations (work done)
   bool converged = true;           // every island met the tolerance
   double overlap_before = 0;       // deepest overlap found by this step's collision detection
   StepQuality quality;

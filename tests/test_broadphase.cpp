@@ -6,6 +6,8 @@
 #include <random>
 #include <set>
 
+#include <omp.h>
+
 #include "broadphase.h"
 #include "islands.h"
 #include "narrowphase.h"
@@ -24,7 +26,8 @@ BodyDesc make_body(std::string id, Shape shape, Vec3d x, BodyKind kind) {
   return b;
 }
 
-Scene random_scene(int n, unsigned seed) {
+// Bodies in a cube of side `extent`: small extents give a dense grid, large ones the hashed one.
+Scene random_scene(int n, unsigned seed, double extent = 4.0) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(0, 1);
   Scene s;
@@ -46,7 +49,7 @@ Scene random_scene(int n, unsigned seed) {
       shape.type = ShapeType::sphere;
       shape.radius = i % 50 == 1 ? 0.8 : 0.05 + 0.1 * u(rng);  // a few large ones
     }
-    BodyDesc b = make_body("b" + std::to_string(i), shape, {4 * u(rng), 4 * u(rng), 4 * u(rng)},
+    BodyDesc b = make_body("b" + std::to_string(i), shape, {extent * u(rng), extent * u(rng), extent * u(rng)},
                            i % 17 == 0 ? BodyKind::fixed : BodyKind::dynamic);
     b.orientation = normalized(Quatd{u(rng) - 0.5, u(rng) - 0.5, u(rng) - 0.5, u(rng) - 0.5});
     if (b.kind == BodyKind::dynamic) b.velocity = {u(rng) - 0.5, u(rng) - 0.5, 5 * (u(rng) - 0.5)};
@@ -58,16 +61,23 @@ Scene random_scene(int n, unsigned seed) {
 }  // namespace
 
 TEST_CASE("grid pairs equal the all-pairs bounding-box test", "[broadphase]") {
-  for (unsigned seed : {1u, 2u, 3u}) {
+  // Seeds 1-3: a compact scene (dense grid); 4-5: bodies spread far apart (hashed cells), with
+  // clusters so that there are pairs to find.
+  for (unsigned seed : {1u, 2u, 3u, 4u, 5u}) {
+    CAPTURE(seed);
     Scene scene = random_scene(600, seed);
+    if (seed > 3)
+      for (size_t i = 2; i < scene.bodies.size(); ++i)
+        if (i % 2 == 0) scene.bodies[i].position = scene.bodies[i].position + Vec3d{300.0 * double(i % 7), 0, 0};
     Bodies bodies = Bodies::from_scene(scene);
     ContactMargins margins;
     compute_contact_margins(bodies, 0.01, 0.005, scene.gravity, margins);
     Broadphase bp;
     std::vector<BodyPair> pairs;
     bp.find_pairs(bodies, margins, pairs);
-    REQUIRE(std::is_sorted(pairs.begin(), pairs.end()));
-    REQUIRE(std::adjacent_find(pairs.begin(), pairs.end()) == pairs.end());
+    std::vector<BodyPair> sorted = pairs;
+    std::sort(sorted.begin(), sorted.end());
+    REQUIRE(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());  // each pair once
 
     std::set<std::pair<int, int>> expected;
     const int n = bodies.size();
@@ -92,6 +102,14 @@ TEST_CASE("grid pairs equal the all-pairs bounding-box test", "[broadphase]") {
     for (const BodyPair& p : pairs) found.insert({p.a, p.b});
     REQUIRE(found == expected);
     REQUIRE(expected.size() > 100);
+
+    // The order depends on the scene only, not on the number of threads.
+    int threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    std::vector<BodyPair> serial;
+    bp.find_pairs(bodies, margins, serial);
+    omp_set_num_threads(threads);
+    REQUIRE(serial == pairs);
   }
 }
 
@@ -107,6 +125,7 @@ TEST_CASE("every contact the narrow phase can find comes from a broad-phase pair
   for (int a = 0; a < bodies.size(); ++a)
     for (int b = a + 1; b < bodies.size(); ++b)
       if (bodies.is_dynamic(a) || bodies.is_dynamic(b)) all.push_back({a, b});
+  std::sort(pairs.begin(), pairs.end());
   Contacts from_grid, from_all;
   narrowphase(bodies, pairs, margins, from_grid);
   narrowphase(bodies, all, margins, from_all);
@@ -114,6 +133,7 @@ TEST_CASE("every contact the narrow phase can find comes from a broad-phase pair
   REQUIRE(from_grid.a == from_all.a);
   REQUIRE(from_grid.b == from_all.b);
   REQUIRE(from_grid.gap == from_all.gap);
+  REQUIRE(from_grid.size() > 50);
 }
 
 TEST_CASE("islands: connected dynamic bodies, never joined through fixed ones", "[islands]") {

@@ -1,0 +1,160 @@
+// Benchmark driver (BENCHMARKS.md): runs scene files on the solve backends and appends one CSV row
+// per (scene, backend) with the machine, commit, build type and date, so results can be committed
+// and diffed. Optionally writes a per-step time series.
+//
+//   stagger_bench --scene FILE [--scene FILE...] [--backend cpu|reference ...] [--steps N]
+//                 [--out results.csv] [--series DIR] [--threads N]
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <omp.h>
+
+#include "world.h"
+
+using namespace stagger;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_first_line(const std::string& cmd) {
+  std::string out;
+  if (FILE* f = popen(cmd.c_str(), "r")) {
+    char buf[512];
+    if (fgets(buf, sizeof buf, f)) out = buf;
+    pclose(f);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "unknown";
+}
+
+std::string csv_field(std::string s) {
+  for (char& c : s)
+    if (c == ',') c = ';';
+  return s;
+}
+
+const char* kHeader =
+    "date,commit,build_type,machine,cpu,threads,scene,bodies,backend,steps,time_step,wall_seconds,steps_per_second,"
+    "body_steps_per_second,sim_body_seconds_per_wall_second,contacts_mean,islands_mean,outer_iterations_mean,"
+    "inner_iterations_per_step,contact_iterations_per_second,broadphase_ms,narrowphase_ms,islands_ms,solve_ms,"
+    "integrate_ms,converged_fraction,max_penetration,signorini_violation_max,cone_violation_max,"
+    "natural_map_error_max,natural_map_error_mean\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"stagger benchmark driver"};
+  std::vector<std::string> scenes, backends{"cpu"};
+  std::int64_t steps = 0;
+  std::string out_csv, series_dir;
+  int threads = 0;
+  app.add_option("--scene", scenes, "scene files")->required();
+  app.add_option("--backend", backends, "cpu (batched) and/or reference");
+  app.add_option("--steps", steps, "steps per run (default: the scene's)");
+  app.add_option("--out", out_csv, "CSV file to append to (created with a header)");
+  app.add_option("--series", series_dir, "directory for per-step CSV time series");
+  app.add_option("--threads", threads, "OpenMP threads");
+  CLI11_PARSE(app, argc, argv);
+  if (threads > 0) omp_set_num_threads(threads);
+
+  const std::string date = read_first_line("date -u +%Y-%m-%dT%H:%M:%SZ");
+  const std::string commit = read_first_line("git -C " STAGGER_SOURCE_DIR " rev-parse --short HEAD 2>/dev/null");
+  const std::string dirty = read_first_line("git -C " STAGGER_SOURCE_DIR " status --porcelain --untracked-files=no 2>/dev/null | head -1");
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+
+  bool new_file = !out_csv.empty() && !fs::exists(out_csv);
+  std::ofstream csv;
+  if (!out_csv.empty()) {
+    csv.open(out_csv, std::ios::app);
+    if (new_file) csv << kHeader;
+  }
+
+  for (const std::string& file : scenes) {
+    Scene scene;
+    try {
+      scene = load_scene(file);
+    } catch (const SceneError& e) {
+      std::fprintf(stderr, "error: %s: %s: %s\n", file.c_str(), e.path.c_str(), e.what());
+      return 2;
+    }
+    if (steps > 0) scene.steps = steps;
+    for (const std::string& backend : backends) {
+      WorldOptions options;
+      if (backend == "reference") options.backend = SolverBackend::reference;
+      else if (backend != "cpu") {
+        std::fprintf(stderr, "error: --backend: unknown backend \"%s\" (expected cpu or reference)\n", backend.c_str());
+        return 2;
+      }
+      World world(scene, options);
+      std::ofstream series;
+      if (!series_dir.empty()) {
+        fs::create_directories(series_dir);
+        series.open(fs::path(series_dir) / fmt::format("{}_{}.csv", scene.name, backend));
+        series << "step,time,wall_ms,contacts,islands,outer_iterations_max,inner_iterations,converged,natural_map_error\n";
+      }
+      double contacts = 0, islands = 0, inner = 0, outer = 0, solves = 0, converged = 0, max_pen = 0, work = 0;
+      StepQuality worst;
+      double nm_sum = 0;
+      auto start = std::chrono::steady_clock::now();
+      for (std::int64_t s = 0; s < scene.steps; ++s) {
+        auto t0 = std::chrono::steady_clock::now();
+        world.step();
+        double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        const StepReport& r = world.last_step();
+        contacts += r.contacts;
+        islands += r.islands;
+        inner += double(r.inner_iterations);
+        work += r.contact_iterations;
+        outer += double(r.outer_iterations);
+        solves += r.islands;
+        converged += r.converged ? 1 : 0;
+        if (s > 0) max_pen = std::max(max_pen, r.overlap_before);
+        worst.signorini_violation = std::max(worst.signorini_violation, r.quality.signorini_violation);
+        worst.cone_violation = std::max(worst.cone_violation, r.quality.cone_violation);
+        worst.natural_map_error = std::max(worst.natural_map_error, r.quality.natural_map_error);
+        nm_sum += r.quality.natural_map_error;
+        if (series.is_open())
+          series << fmt::format("{},{:.6g},{:.4f},{},{},{},{},{},{:.4g}\n", s + 1, world.time(), ms, r.contacts,
+                                r.islands, r.outer_iterations_max, r.inner_iterations, r.converged ? 1 : 0,
+                                r.quality.natural_map_error);
+      }
+      double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double n = double(scene.steps), bodies = world.bodies().size();
+      const auto& st = world.stage_seconds();
+      std::string row = fmt::format(
+          "{},{}{},Release,{},{},{},{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.4g},{:.4g},{:.6g},{:.6g},"
+          "{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g}\n",
+          date, commit, dirty.empty() ? "" : "-dirty", csv_field(host), csv_field(cpu_model()), omp_get_max_threads(),
+          scene.name, world.bodies().size(), backend, scene.steps, scene.time_step, wall, n / wall, bodies * n / wall,
+          bodies * n * scene.time_step / wall, contacts / n, islands / n, solves > 0 ? outer / solves : 0.0, inner / n,
+          work / wall, 1e3 * st[kBroadphase] / n, 1e3 * st[kNarrowphase] / n, 1e3 * st[kIslands] / n,
+          1e3 * st[kSolve] / n, 1e3 * st[kIntegrate] / n, converged / n, std::max(max_pen, worst.penetration_after),
+          worst.signorini_violation, worst.cone_violation, worst.natural_map_error, nm_sum / n);
+      std::fputs(row.c_str(), stdout);
+      std::fflush(stdout);
+      if (csv.is_open()) {
+        csv << row;
+        csv.flush();
+      }
+    }
+  }
+  return 0;
+}

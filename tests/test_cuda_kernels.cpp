@@ -1,0 +1,87 @@
+// The kernels/ element functions on a CUDA device give the CPU's results. Compiled whenever the
+// build has CUDA (CI compiles it with nvcc); without a GPU each test says so and skips.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#ifdef STAGGER_HAVE_CUDA
+#include "kernels/cuda/element_checks.h"
+#endif
+#include "kernels/narrowphase.h"
+#include "kernels/projections.h"
+
+using namespace stagger;
+
+#ifndef STAGGER_HAVE_CUDA
+TEST_CASE("CUDA element functions match the CPU", "[cuda]") {
+  WARN("skipped: this build has no CUDA support");
+  SUCCEED();
+}
+#else
+TEST_CASE("CUDA cone projections match the CPU", "[cuda]") {
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(-2, 2);
+  const int n = 10000;
+  std::vector<double> a(n), b1(n), b2(n), mu(n);
+  for (int i = 0; i < n; ++i) {
+    a[i] = u(rng);
+    b1[i] = u(rng);
+    b2[i] = u(rng);
+    mu[i] = std::fabs(u(rng)) / 2;
+  }
+  std::vector<double> ga = a, gb1 = b1, gb2 = b2;
+  std::string why;
+  if (!cuda_project_cones(ga, gb1, gb2, mu, &why)) {
+    WARN("skipped: no usable CUDA device (" << why << ")");
+    return;
+  }
+  for (int i = 0; i < n; ++i) {
+    project_cone(a[i], b1[i], b2[i], mu[i]);
+    // Same operations in the same order; only fused multiply-adds may differ in the last bits.
+    REQUIRE(ga[i] == Approx(a[i]).margin(1e-14));
+    REQUIRE(gb1[i] == Approx(b1[i]).margin(1e-14));
+    REQUIRE(gb2[i] == Approx(b2[i]).margin(1e-14));
+  }
+}
+
+TEST_CASE("CUDA narrow phase matches the CPU", "[cuda]") {
+  std::mt19937_64 rng(6);
+  std::uniform_real_distribution<double> u(-1, 1);
+  const int n = 5000;
+  std::vector<Shape> s0(n), s1(n);
+  std::vector<BodyPose> p0(n), p1(n);
+  for (int i = 0; i < n; ++i) {
+    for (Shape* s : {&s0[i], &s1[i]}) {
+      int kind = int(rng() % 3);
+      s->type = kind == 0 ? ShapeType::sphere : (kind == 1 ? ShapeType::box : ShapeType::plane);
+      s->radius = 0.3 + std::fabs(u(rng));
+      s->half_extents = {0.3 + std::fabs(u(rng)), 0.3 + std::fabs(u(rng)), 0.3 + std::fabs(u(rng))};
+    }
+    p0[i] = BodyPose{{u(rng), u(rng), u(rng)}, normalized(Quat<double>{u(rng), u(rng), u(rng), u(rng)})};
+    p1[i] = BodyPose{{u(rng), u(rng), u(rng)}, normalized(Quat<double>{u(rng), u(rng), u(rng), u(rng)})};
+  }
+  std::vector<ContactPoint<double>> gpu;
+  std::vector<int> count;
+  std::string why;
+  if (!cuda_collide_pairs(s0, p0, s1, p1, 0.05, gpu, count, &why)) {
+    WARN("skipped: no usable CUDA device (" << why << ")");
+    return;
+  }
+  int with_contacts = 0;
+  for (int i = 0; i < n; ++i) {
+    ContactPoint<double> cpu[kMaxPairContacts];
+    bool swapped;
+    int c = collide(s0[i], p0[i], s1[i], p1[i], 0.05, cpu, swapped);
+    REQUIRE(count[i] == c);
+    with_contacts += c > 0;
+    for (int k = 0; k < c; ++k) {
+      const ContactPoint<double>& g = gpu[size_t(i) * kMaxPairContacts + k];
+      REQUIRE(g.feature == cpu[k].feature);
+      REQUIRE(g.gap == Approx(cpu[k].gap).margin(1e-12));
+      REQUIRE(norm(g.normal - cpu[k].normal) < 1e-12);
+      REQUIRE(norm(g.point - cpu[k].point) < 1e-12);
+    }
+  }
+  REQUIRE(with_contacts > 100);
+}
+#endif
