@@ -13,7 +13,7 @@ namespace stagger {
 namespace {
 
 // Bodies up to this many times the median width are "regular" and go into the grid.
-constexpr double kRegularWidthFactor = 4.0;
+constexpr double kRegularWidthFactor = 2.0;
 
 // Spreads cell keys over the hash table (splitmix64 finalizer).
 uint64_t mix(uint64_t x) {
