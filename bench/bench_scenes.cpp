@@ -130,6 +130,7 @@ int main(int argc, char** argv) {
         worst.signorini_violation = std::max(worst.signorini_violation, r.quality.signorini_violation);
         worst.cone_violation = std::max(worst.cone_violation, r.quality.cone_violation);
         worst.natural_map_error = std::max(worst.natural_map_error, r.quality.natural_map_error);
+        worst.penetration_after = r.quality.penetration_after;  // the last step's (linearized)
         nm_sum += r.quality.natural_map_error;
         if (series.is_open())
           series << fmt::format("{},{:.6g},{:.4f},{},{},{},{},{},{:.4g}\n", s + 1, world.time(), ms, r.contacts,

@@ -31,9 +31,12 @@ void compute_contact_margins(const Bodies& bodies, double h, double envelope, Ve
   margins.envelope = envelope;
   margins.h = h;
   margins.speed.resize(n);
+  margins.spin.assign(n, 0.0);
   const double g = norm(gravity);
   parallel_for(n, [&](int i) {
     const Shape& s = bodies.shape[i];
+    if (s.type == ShapeType::plane && bodies.kind[i] == BodyKind::kinematic)
+      margins.spin[i] = norm(bodies.motion[i].angular_velocity);
     // A sphere's surface does not move when it spins about its centre.
     double reach = s.type == ShapeType::box ? bounding_radius(s) : 0.0;
     switch (bodies.kind[i]) {
@@ -184,10 +187,10 @@ void Broadphase::find_pairs(const Bodies& bodies, const ContactMargins& margins,
       bool candidate;
       if (l_plane) {
         candidate = plane_clearance(bodies.x[l], plane_normal, bodies.shape[i], bodies.x[i], bodies.q[i]) <
-                    margins.of(l, i);
+                    margins.of(bodies, l, i);
       } else if (i_plane) {
         Vec3d ni = rotate(bodies.q[i], Vec3d{0, 0, 1});
-        candidate = plane_clearance(bodies.x[i], ni, bodies.shape[l], bodies.x[l], bodies.q[l]) < margins.of(l, i);
+        candidate = plane_clearance(bodies.x[i], ni, bodies.shape[l], bodies.x[l], bodies.q[l]) < margins.of(bodies, l, i);
       } else {
         candidate = overlaps(boxes_[l], boxes_[i]);
       }

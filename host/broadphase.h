@@ -18,12 +18,24 @@ struct BodyPair {
   bool operator==(const BodyPair& o) const { return a == o.a && b == o.b; }
 };
 
-// How far a step can bring two bodies together: margin(a, b) = envelope + h (speed[a] + speed[b]).
+// How far a step can bring two bodies together:
+// margin(a, b) = envelope + h (speed[a] + speed[b] + spin[a] d + spin[b] d), d = |x_a - x_b| + reach.
+// `spin` is nonzero only for rotating planes, whose surface speed grows with the distance from
+// their origin (a bounded body's rotation is already in its `speed`).
 struct ContactMargins {
   double envelope = 0;
   double h = 0;
   std::vector<double> speed;  // bound on the speed of any surface point of each body over the step
-  double of(int a, int b) const { return envelope + h * (speed[a] + speed[b]); }
+  std::vector<double> spin;   // angular speed of unbounded bodies (planes), else 0
+  double of(const Bodies& bodies, int a, int b) const {
+    double m = envelope + h * (speed[a] + speed[b]);
+    if (spin[a] > 0 || spin[b] > 0) {
+      double d = norm(bodies.x[a] - bodies.x[b]);
+      if (spin[a] > 0) m += h * spin[a] * (d + bounding_radius(bodies.shape[b]));
+      if (spin[b] > 0) m += h * spin[b] * (d + bounding_radius(bodies.shape[a]));
+    }
+    return m;
+  }
 };
 
 // Speed bounds of every body for the step from t (dynamic bodies: |v| + h|g| + |w| R).

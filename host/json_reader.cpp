@@ -34,16 +34,14 @@ void JsonNode::fail(const std::string& what) const { throw SceneError(path_.empt
 
 std::string JsonNode::describe() const {
   const auto& v = *value_;
-  std::string text = v.dump();
+  if (v.is_array()) return "an array";
+  if (v.is_object()) return "an object";
+  if (v.is_null()) return "null";
+  std::string text = v.dump();  // a scalar: no recursion
   if (text.size() > 40) text = text.substr(0, 37) + "...";
-  switch (v.type()) {
-    case nlohmann::json::value_t::string: return "string " + text;
-    case nlohmann::json::value_t::boolean: return "boolean " + text;
-    case nlohmann::json::value_t::null: return "null";
-    case nlohmann::json::value_t::array: return "an array";
-    case nlohmann::json::value_t::object: return "an object";
-    default: return text;
-  }
+  if (v.is_string()) return "string " + text;
+  if (v.is_boolean()) return "boolean " + text;
+  return text;
 }
 
 void JsonNode::require_object() const {

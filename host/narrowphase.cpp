@@ -1,6 +1,7 @@
 #include "narrowphase.h"
 
 #include "kernels/narrowphase.h"
+#include "parallel.h"
 
 namespace stagger {
 
@@ -30,17 +31,19 @@ void narrowphase(const Bodies& bodies, const std::vector<BodyPair>& pairs, const
   const int n = int(pairs.size());
   const int chunks = (n + kChunk - 1) / kChunk;
   std::vector<Contacts> part(chunks);
-#pragma omp parallel for schedule(dynamic, 1) if (chunks > 4)
-  for (int c = 0; c < chunks; ++c) {
-    ContactPoint<double> found[kMaxPairContacts];
-    for (int i = c * kChunk; i < std::min(n, (c + 1) * kChunk); ++i) {
-      int p = pairs[i].a, q = pairs[i].b;
-      bool swapped = false;
-      int count = collide(bodies.shape[p], BodyPose{bodies.x[p], bodies.q[p]}, bodies.shape[q],
-                          BodyPose{bodies.x[q], bodies.q[q]}, margins.of(p, q), found, swapped);
-      for (int k = 0; k < count; ++k) part[c].push(swapped ? q : p, swapped ? p : q, found[k]);
-    }
-  }
+  parallel_for(
+      chunks,
+      [&](int c) {
+        ContactPoint<double> found[kMaxPairContacts];
+        for (int i = c * kChunk; i < std::min(n, (c + 1) * kChunk); ++i) {
+          int p = pairs[i].a, q = pairs[i].b;
+          bool swapped = false;
+          int count = collide(bodies.shape[p], BodyPose{bodies.x[p], bodies.q[p]}, bodies.shape[q],
+                              BodyPose{bodies.x[q], bodies.q[q]}, margins.of(bodies, p, q), found, swapped);
+          for (int k = 0; k < count; ++k) part[c].push(swapped ? q : p, swapped ? p : q, found[k]);
+        }
+      },
+      n);
   for (const Contacts& c : part) {
     out.a.insert(out.a.end(), c.a.begin(), c.a.end());
     out.b.insert(out.b.end(), c.b.begin(), c.b.end());

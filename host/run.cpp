@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <memory>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -36,6 +37,7 @@ struct RunTotals {
   double max_penetration = 0;
   StepQuality worst;
   double natural_map_sum = 0;
+  double last_penetration_after = 0;  // linearized overlap left by the last step
 
   void add(const StepReport& r, bool first_step) {
     ++steps;
@@ -56,7 +58,7 @@ struct RunTotals {
     worst.cone_violation = std::max(worst.cone_violation, q.cone_violation);
     worst.dissipation_violation = std::max(worst.dissipation_violation, q.dissipation_violation);
     worst.natural_map_error = std::max(worst.natural_map_error, q.natural_map_error);
-    worst.penetration_after = std::max(worst.penetration_after, q.penetration_after);
+    last_penetration_after = q.penetration_after;
     natural_map_sum += q.natural_map_error;
   }
 };
@@ -142,7 +144,7 @@ nlohmann::json summary_json(const World& world, const RunTotals& totals, double 
   j["outer_iterations_max"] = totals.outer_max;
   j["inner_iterations_mean"] = totals.island_solves ? double(totals.inner_sum) / double(totals.island_solves) : 0.0;
   j["converged_fraction"] = totals.steps ? double(totals.converged_steps) / double(totals.steps) : 1.0;
-  j["max_penetration"] = std::max(totals.max_penetration, totals.worst.penetration_after);
+  j["max_penetration"] = std::max(totals.max_penetration, totals.last_penetration_after);
   j["quality"] = {{"signorini_violation_max", totals.worst.signorini_violation},
                   {"complementarity_max", totals.worst.complementarity},
                   {"cone_violation_max", totals.worst.cone_violation},
@@ -192,6 +194,9 @@ int run_command(const RunOptions& options) {
   } catch (const SceneError& e) {
     std::fprintf(stderr, "error: %s: %s: %s\n", options.scene_file.c_str(), e.path.c_str(), e.what());
     return 2;
+  } catch (const std::exception& e) {  // e.g. out of memory while reading: still the input's fault
+    std::fprintf(stderr, "error: %s: $: cannot load the scene (%s)\n", options.scene_file.c_str(), e.what());
+    return 2;
   }
   if (options.steps) scene.steps = *options.steps;
 
@@ -229,7 +234,14 @@ int run_command(const RunOptions& options) {
   }
 
   if (const char* trace = std::getenv("STAGGER_TRACE")) world_options.controls.trace_min_contacts = std::max(1, std::atoi(trace));
-  World world(scene, world_options);
+  std::unique_ptr<World> world_owner;
+  try {
+    world_owner = std::make_unique<World>(scene, world_options);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s: cannot set up the simulation: %s\n", options.scene_file.c_str(), e.what());
+    return 1;
+  }
+  World& world = *world_owner;
   const Bodies& bodies = world.bodies();
   std::map<std::string, std::vector<TrackPoint>> tracks;
   std::vector<int> tracked;
@@ -243,11 +255,17 @@ int run_command(const RunOptions& options) {
     for (int i : tracked) tracks[bodies.id[i]].push_back(TrackPoint{world.time(), bodies.x[i]});
   };
   std::string frame_index = "step,time,file\n";
+  int frames = 0;
+  // The index is rewritten every 100 frames and at the end, not after every frame (which would cost
+  // time quadratic in the number of frames).
+  auto write_index = [&] {
+    if (frames > 0) write_file_atomically(out / "frames" / "index.csv", frame_index);
+  };
   auto write_frame = [&] {
     std::string name = fmt::format("frame_{:08d}.csv", world.steps_done());
     write_file_atomically(out / "frames" / name, state_csv(bodies));
     frame_index += fmt::format("{},{:.17g},{}\n", world.steps_done(), world.time(), name);
-    write_file_atomically(out / "frames" / "index.csv", frame_index);
+    if (++frames % 100 == 1) write_index();
   };
 
   RunTotals totals;
@@ -301,6 +319,7 @@ int run_command(const RunOptions& options) {
   progress.finish();
 
   try {
+    write_index();
     write_file_atomically(out / "final_state.csv", state_csv(bodies));
     nlohmann::json summary = summary_json(world, totals, wall, backend, status, failure, tracks);
     if (status != "ok") summary["simulated_time"] = good_time;
@@ -320,7 +339,7 @@ int run_command(const RunOptions& options) {
               scene.name.c_str(), (long long)totals.steps, world.time(), wall, wall > 0 ? totals.steps / wall : 0.0,
               totals.contacts_sum / std::max<double>(1.0, double(totals.steps)),
               100.0 * (totals.steps ? double(totals.converged_steps) / double(totals.steps) : 1.0),
-              std::max(totals.max_penetration, totals.worst.penetration_after));
+              std::max(totals.max_penetration, totals.last_penetration_after));
   Vec3d up = norm(scene.gravity) > 0 ? -(1.0 / norm(scene.gravity)) * scene.gravity : Vec3d{0, 0, 1};
   for (int i : tracked) {
     const auto& pts = tracks[bodies.id[i]];

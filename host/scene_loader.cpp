@@ -143,12 +143,13 @@ BodyDesc parse_body(const JsonNode& node, bool is_template) {
 // bit-for-bit across standard libraries, this is.
 double unit_uniform(std::mt19937_64& rng) { return double(rng() >> 11) * 0x1.0p-53; }
 
-std::int64_t grid_count(const JsonNode& node) {
+// nx ny nz as a double (up to 1e24: no integer overflow); the caller refuses totals that do not fit.
+double grid_count(const JsonNode& node) {
   JsonNode count = node.at("count");
   if (!count.raw().is_array() || count.raw().size() != 3) count.fail("must be an array of 3 integers [nx, ny, nz]");
-  std::int64_t total = 1;
-  for (const JsonNode& c : count.elements()) total *= c.integer_in(1, 100'000'000);
-  return total;  // each factor <= 1e8, so the product fits before the caller's total check
+  double total = 1;
+  for (const JsonNode& c : count.elements()) total *= double(c.integer_in(1, 100'000'000));
+  return total;
 }
 
 void generate_grid(const JsonNode& node, int index, std::vector<BodyDesc>& out) {
@@ -173,6 +174,8 @@ void generate_grid(const JsonNode& node, int index, std::vector<BodyDesc>& out) 
         Vec3d offset{(2 * unit_uniform(rng) - 1) * jitter, (2 * unit_uniform(rng) - 1) * jitter,
                      (2 * unit_uniform(rng) - 1) * jitter};
         b.position = origin + spacing * Vec3d{double(i), double(j), double(k)} + offset;
+        if (!(std::isfinite(b.position.x) && std::isfinite(b.position.y) && std::isfinite(b.position.z)))
+          node.at("spacing").fail("places bodies at non-finite positions");
         out.push_back(std::move(b));
       }
 }
@@ -218,9 +221,38 @@ std::string location_from_offset(const std::string& text, std::size_t offset) {
   return fmt::format("line {}, column {}", line, col);
 }
 
+
+// Deepest nesting of arrays and objects in a JSON text (strings and comments skipped), found before
+// parsing: a scene needs a handful of levels, and pathological nesting must not reach code that
+// recurses over the document.
+int nesting_depth(const std::string& text) {
+  int depth = 0, deepest = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\') ++i;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
+      size_t end = text.find("*/", i + 2);
+      i = end == std::string::npos ? text.size() : end + 1;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+constexpr int kMaxNesting = 64;
+
 }  // namespace
 
 Scene parse_scene(const std::string& text, const std::string& file) {
+  if (nesting_depth(text) > kMaxNesting)
+    throw SceneError("$", fmt::format("nesting deeper than {} levels of arrays and objects", kMaxNesting));
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
@@ -229,6 +261,10 @@ Scene parse_scene(const std::string& text, const std::string& file) {
     auto cut = what.find("syntax error");
     throw SceneError("$", fmt::format("invalid JSON at {}: {}", location_from_offset(text, e.byte ? e.byte - 1 : 0),
                                       cut == std::string::npos ? what : what.substr(cut)));
+  } catch (const nlohmann::json::exception& e) {  // e.g. a number too large for a double
+    std::string what = e.what();
+    auto cut = what.find("] ");
+    throw SceneError("$", "invalid JSON: " + (cut == std::string::npos ? what : what.substr(cut + 2)));
   }
   JsonNode root(doc, "");
   root.allow_only({"name", "description", "gravity", "time_step", "duration", "steps", "solver", "bodies",
@@ -264,7 +300,7 @@ Scene parse_scene(const std::string& text, const std::string& file) {
 
   // Size check before anything is generated.
   JsonNode bodies = root.at("bodies");
-  std::int64_t total = std::int64_t(bodies.elements().size());
+  double total = double(bodies.elements().size());
   std::vector<JsonNode> generators;
   if (auto g = root.find("generators")) generators = g->elements();
   for (const JsonNode& g : generators) {
@@ -272,9 +308,9 @@ Scene parse_scene(const std::string& text, const std::string& file) {
     std::string type = g.at("type").string();
     if (type != "grid") g.at("type").fail(fmt::format("unknown generator type \"{}\" (expected grid)", type));
     total += grid_count(g);
-    double need = double(total) * kBytesPerBodyEstimate, have = physical_memory_bytes();
-    if (total > 2'000'000'000 || (have > 0 && need > 0.8 * have))
-      g.at("count").fail(fmt::format("the scene would have {} bodies, about {:.1f} GiB at ~{:.0f} bytes per body, "
+    double need = total * kBytesPerBodyEstimate, have = physical_memory_bytes();
+    if (total > 2e9 || (have > 0 && need > 0.8 * have))
+      g.at("count").fail(fmt::format("the scene would have {:.4g} bodies, about {:.1f} GiB at ~{:.0f} bytes per body, "
                                      "more than this machine's memory ({:.1f} GiB)",
                                      total, need / 1073741824.0, kBytesPerBodyEstimate, have / 1073741824.0));
   }
@@ -301,6 +337,15 @@ Scene parse_scene(const std::string& text, const std::string& file) {
     }
   }
   if (scene.bodies.empty()) bodies.fail("the scene has no bodies");
+  if (scene.solver.contact_envelope) {
+    double largest = 0;
+    for (const BodyDesc& b : scene.bodies)
+      if (b.shape.type != ShapeType::plane) largest = std::max(largest, shape_size(b.shape));
+    // An envelope larger than the bodies would turn every pair of the scene into a contact.
+    if (largest > 0 && *scene.solver.contact_envelope > largest)
+      root.at("solver").at("contact_envelope").fail(fmt::format("must not exceed the largest body's size ({} m), got {}",
+                                                                largest, *scene.solver.contact_envelope));
+  }
 
   if (auto t = root.find("track")) {
     for (const JsonNode& id : t->elements()) {

@@ -233,6 +233,26 @@ void BatchedSolver::trace(const SolveControls& c, int iteration, const std::vect
   }
 }
 
+bool BatchedSolver::record_outer_iteration(int iteration, double tolerance, std::vector<int>& outer) {
+  bool any = false;
+  for (int i = 0; i < p_.num_islands; ++i) {
+    improved_[i] = 0;
+    if (!outer[i]) continue;
+    stats_[i].outer_iterations = iteration;
+    if (error_[i] < best_error_[i] || !std::isfinite(best_error_[i])) {  // errors are not monotone
+      best_error_[i] = error_[i];
+      improved_[i] = 1;
+    }
+    if (error_[i] <= tolerance) {
+      stats_[i].converged = true;
+      outer[i] = 0;
+    }
+    any = any || outer[i];
+  }
+  copy_island_unknowns(cur_, best_, improved_);
+  return any;
+}
+
 void BatchedSolver::solve_staggered(const SolverSettings& s, const SolveControls& c) {
   const int ni = p_.num_islands;
   // The first inner tolerance comes from the warm start's error (SOLVER.md's err = +inf would accept
@@ -248,22 +268,7 @@ void BatchedSolver::solve_staggered(const SolverSettings& s, const SolveControls
       if (outer[i]) tau_[i] = c.adaptive_inner_tolerance ? std::max(s.inner_tolerance, 0.1 * error_[i]) : s.inner_tolerance;
     run_qp(QpPhase::contact, outer, s.max_inner_iterations);
     island_errors(outer);
-    bool any = false;
-    for (int i = 0; i < ni; ++i) {
-      improved_[i] = 0;
-      if (!outer[i]) continue;
-      stats_[i].outer_iterations = it;
-      if (error_[i] < best_error_[i] || !std::isfinite(best_error_[i])) {  // errors are not monotone
-        best_error_[i] = error_[i];
-        improved_[i] = 1;
-      }
-      if (error_[i] <= s.tolerance) {
-        stats_[i].converged = true;
-        outer[i] = 0;
-      }
-      any = any || outer[i];
-    }
-    copy_island_unknowns(cur_, best_, improved_);
+    bool any = record_outer_iteration(it, s.tolerance, outer);
     trace(c, it, outer);
     if (!any) break;
     run_qp(QpPhase::friction, outer, s.max_inner_iterations);
@@ -308,22 +313,7 @@ void BatchedSolver::solve_successive_relaxation(const SolverSettings& s) {
       if (outer[i]) tau_[i] = std::max(s.inner_tolerance, 0.1 * error_[i]);
     run_qp(QpPhase::both, outer, s.max_inner_iterations);
     island_errors(outer);
-    bool any = false;
-    for (int i = 0; i < ni; ++i) {
-      improved_[i] = 0;
-      if (!outer[i]) continue;
-      stats_[i].outer_iterations = it;
-      if (error_[i] < best_error_[i] || !std::isfinite(best_error_[i])) {
-        best_error_[i] = error_[i];
-        improved_[i] = 1;
-      }
-      if (error_[i] <= s.tolerance) {
-        stats_[i].converged = true;
-        outer[i] = 0;
-      }
-      any = any || outer[i];
-    }
-    copy_island_unknowns(cur_, best_, improved_);
+    bool any = record_outer_iteration(it, s.tolerance, outer);
     if (!any) break;
     update_shift(outer);
   }

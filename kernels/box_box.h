@@ -23,14 +23,50 @@ STAGGER_HD STAGGER_INLINE int clip_polygon(const ClipVertex* in, int n, ClipVert
     const ClipVertex& a = in[i];
     const ClipVertex& b = in[(i + 1) % n];
     double da = dot(dir, a.p - origin) - extent, db = dot(dir, b.p - origin) - extent;
-    if (da <= 0) out[m++] = a;
-    if ((da < 0 && db > 0) || (da > 0 && db < 0)) {
+    if (da <= 0 && m < 8) out[m++] = a;
+    if (((da < 0 && db > 0) || (da > 0 && db < 0)) && m < 8) {
       double t = da / (da - db);
       uint32_t lo = a.key < b.key ? a.key : b.key, hi = a.key < b.key ? b.key : a.key;
       out[m++] = ClipVertex{a.p + t * (b.p - a.p), (((lo * 31u + hi) * 7u + plane) & 0x3FFu) | 0x400u};
     }
   }
   return m;
+}
+
+// Closest points of segments p0 + s d0 (s in [0,1]) and q0 + t d1 (t in [0,1]), parallel ones included.
+STAGGER_HD STAGGER_INLINE void closest_on_segments(Vec3<double> p0, Vec3<double> d0, Vec3<double> q0, Vec3<double> d1,
+                                                   Vec3<double>& a, Vec3<double>& b) {
+  Vec3<double> r = p0 - q0;
+  double aa = dot(d0, d0), ee = dot(d1, d1), f = dot(d1, r), c = dot(d0, r), bb = dot(d0, d1);
+  double den = aa * ee - bb * bb;
+  double s = den > 1e-14 * aa * ee ? clamp_to((bb * f - c * ee) / den, 0.0, 1.0) : 0.0;
+  double t = (bb * s + f) / ee;
+  if (t < 0) {
+    t = 0;
+    s = clamp_to(-c / aa, 0.0, 1.0);
+  } else if (t > 1) {
+    t = 1;
+    s = clamp_to((bb - c) / aa, 0.0, 1.0);
+  }
+  a = p0 + s * d0;
+  b = q0 + t * d1;
+}
+
+// Closest point of the box (centre x, axes, half extents e) to point p.
+STAGGER_HD STAGGER_INLINE Vec3<double> closest_on_box(Vec3<double> x, const Vec3<double>* axes, Vec3<double> e,
+                                                      Vec3<double> p) {
+  Vec3<double> d = p - x, q = x;
+  for (int k = 0; k < 3; ++k) q += clamp_to(dot(d, axes[k]), -e[k], e[k]) * axes[k];
+  return q;
+}
+
+// End point and direction of edge `edge` (0..11: 4 edges along each axis) of a box.
+STAGGER_HD STAGGER_INLINE void box_edge(Vec3<double> x, const Vec3<double>* axes, Vec3<double> e, int edge,
+                                        Vec3<double>& start, Vec3<double>& dir) {
+  int k = edge / 4, j = (k + 1) % 3, l = (k + 2) % 3;
+  double sj = (edge & 1) ? 1.0 : -1.0, sl = (edge & 2) ? 1.0 : -1.0;
+  start = x + (sj * e[j]) * axes[j] + (sl * e[l]) * axes[l] - e[k] * axes[k];
+  dir = (2.0 * e[k]) * axes[k];
 }
 
 }  // namespace box_box_detail
@@ -208,6 +244,44 @@ STAGGER_HD STAGGER_INLINE int collide_box_box(Vec3<double> xa, const Mat3<double
   for (int k = 0; k < picked; ++k) deepest_kept = min_of(deepest_kept, sep[pick[k]]);
   if (edge_i >= 0 && best_edge > best_face && (picked == 0 || deepest_kept > best_edge + edge_preference))
     return edge_contact(out);
+
+  // Nothing survived clipping although no axis separates by more than the margin: the closest
+  // features are edges or corners that no face axis captures (e.g. parallel edges of boxes offset
+  // diagonally). Find them exactly by brute force: corners against the other box, edges against edges.
+  if (picked == 0) {
+    double best = 1e300;
+    Vec3<double> ca{0, 0, 0}, cb{0, 0, 0};
+    uint32_t key = 0;
+    for (int v = 0; v < 8; ++v) {
+      Vec3<double> sgn{(v & 1) ? 1.0 : -1.0, (v & 2) ? 1.0 : -1.0, (v & 4) ? 1.0 : -1.0};
+      Vec3<double> pa = xa + (sgn.x * ea.x) * a_axis[0] + (sgn.y * ea.y) * a_axis[1] + (sgn.z * ea.z) * a_axis[2];
+      Vec3<double> qb = closest_on_box(xb, b_axis, eb, pa);
+      if (norm2(pa - qb) < best) { best = norm2(pa - qb); ca = pa; cb = qb; key = uint32_t(v); }
+      Vec3<double> pb = xb + (sgn.x * eb.x) * b_axis[0] + (sgn.y * eb.y) * b_axis[1] + (sgn.z * eb.z) * b_axis[2];
+      Vec3<double> qa = closest_on_box(xa, a_axis, ea, pb);
+      if (norm2(qa - pb) < best) { best = norm2(qa - pb); ca = qa; cb = pb; key = 8u + uint32_t(v); }
+    }
+    for (int i = 0; i < 12; ++i)
+      for (int j = 0; j < 12; ++j) {
+        Vec3<double> s0, d0, s1, d1, pa, pb;
+        box_edge(xa, a_axis, ea, i, s0, d0);
+        box_edge(xb, b_axis, eb, j, s1, d1);
+        closest_on_segments(s0, d0, s1, d1, pa, pb);
+        if (norm2(pa - pb) < best) { best = norm2(pa - pb); ca = pa; cb = pb; key = 16u + uint32_t(i * 12 + j); }
+      }
+    double dist = sqrt_of(best);
+    if (dist >= margin) return 0;
+    out[0].feature = 0xC0000000u | key;
+    out[0].point = 0.5 * (ca + cb);
+    if (dist > 1e-12) {
+      out[0].normal = (1.0 / dist) * (ca - cb);  // from B into A
+      out[0].gap = dist;
+    } else {  // touching or overlapping: the closest points coincide, the best face axis gives the normal
+      out[0].normal = ref_is_a ? -n : n;
+      out[0].gap = max_of(best_face, best_edge);
+    }
+    return 1;
+  }
 
   uint32_t face_code = uint32_t((ref_is_a ? 0 : 6) + ri * 2 + (dot(n, r_axis[ri]) > 0 ? 1 : 0)) * 6u +
                        uint32_t(ii * 2 + (dot(ni, i_axis[ii]) > 0 ? 1 : 0));

@@ -35,9 +35,13 @@ STAGGER_HD STAGGER_INLINE double plane_clearance(Vec3<double> px, Vec3<double> n
   return dot(x - px, n) - reach;
 }
 
-// Integer cell coordinate of a coordinate value.
+// Integer cell coordinate of a coordinate value, saturated far beyond any grid (so that absurd
+// positions, e.g. 1e300, cannot overflow the integer conversion).
 STAGGER_HD STAGGER_INLINE int64_t cell_coordinate(double value, double inv_cell) {
-  return int64_t(floor(value * inv_cell));
+  double c = floor(value * inv_cell);
+  const double limit = 4.0e15;
+  c = c > limit ? limit : (c < -limit ? -limit : c);
+  return int64_t(c == c ? c : 0.0);  // NaN (never a finite body) maps to cell 0
 }
 
 // Key of a cell: 21 bits per axis. Far-apart cells can share a key; that only adds candidates that

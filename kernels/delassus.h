@@ -24,14 +24,6 @@ STAGGER_HD STAGGER_INLINE void tangent_impulse(const ProblemView<T>& p, int k, c
   }
 }
 
-// World-frame impulse of contact k on body A (B receives the opposite).
-template <class T>
-STAGGER_HD STAGGER_INLINE Vec3<T> contact_impulse(const ProblemView<T>& p, int k, const T* alpha, const T* beta) {
-  T b1, b2;
-  tangent_impulse(p, k, beta, b1, b2);
-  return alpha[k] * p.normal[k] + b1 * p.tangent1[k] + b2 * p.tangent2[k];
-}
-
 // World-frame impulse on body A from contact k's unknowns held in registers.
 template <class T>
 STAGGER_HD STAGGER_INLINE Vec3<T> world_impulse(const ProblemView<T>& p, int k, T alpha, const T* beta) {
@@ -70,27 +62,6 @@ STAGGER_HD STAGGER_INLINE void body_velocity_from_impulses(const ProblemView<T>&
   w = p.w_pred[s] + p.inv_inertia[s] * torque;
 }
 
-// Pass (1): velocity of solver body s under impulses (alpha, beta).
-template <class T>
-STAGGER_HD STAGGER_INLINE void body_velocity(const ProblemView<T>& p, int s, const T* alpha, const T* beta,
-                                             Vec3<T>& v, Vec3<T>& w) {
-  Vec3<T> force = zero3<T>(), torque = zero3<T>();
-  for (int i = p.incidence_begin[s]; i < p.incidence_begin[s + 1]; ++i) {
-    int item = p.incidence[i];
-    int k = item >> 1;
-    Vec3<T> impulse = contact_impulse(p, k, alpha, beta);
-    if ((item & 1) == 0) {
-      force += impulse;
-      torque += cross(p.r_a[k], impulse);
-    } else {
-      force -= impulse;
-      torque -= cross(p.r_b[k], impulse);
-    }
-  }
-  v = p.v_pred[s] + p.inv_mass[s] * force;
-  w = p.w_pred[s] + p.inv_inertia[s] * torque;
-}
-
 // Pass (2): relative velocity of contact k in its frame, (n.w, t1.w, t2.w), w = w_A(p) - w_B(p).
 template <class T>
 STAGGER_HD STAGGER_INLINE Vec3<T> contact_velocity(const ProblemView<T>& p, int k, const Vec3<T>* v, const Vec3<T>* w) {
@@ -101,19 +72,24 @@ STAGGER_HD STAGGER_INLINE Vec3<T> contact_velocity(const ProblemView<T>& p, int 
   return {dot(p.normal[k], rel), dot(p.tangent1[k], rel), dot(p.tangent2[k], rel)};
 }
 
-// Rows of contact k's velocity in the unknowns' layout: normal (minus rhs and the optional shift of
-// successive relaxation) and the friction rows, 2 (cone) or one per facet (pyramid).
+// Friction rows of a contact velocity (t1.w, t2.w): the 2 cone rows or the m facet rows.
+template <class T>
+STAGGER_HD STAGGER_INLINE void friction_rows(const ProblemView<T>& p, Vec3<T> vel, T* rows) {
+  if (!p.pyramid) {
+    rows[0] = vel.y;
+    rows[1] = vel.z;
+    return;
+  }
+  for (int j = 0; j < p.friction_dims; ++j) rows[j] = p.facet_cos[j] * vel.y + p.facet_sin[j] * vel.z;
+}
+
+// Rows of contact k's velocity in the unknowns' layout: the normal row (minus c, plus the optional
+// shift of successive relaxation) and the friction rows.
 template <class T>
 STAGGER_HD STAGGER_INLINE void contact_rows(const ProblemView<T>& p, int k, Vec3<T> vel, T normal_shift, T* g_alpha,
                                             T* g_beta) {
   g_alpha[k] = vel.x - p.rhs[k] + normal_shift;
-  T* gb = g_beta + k * p.friction_dims;
-  if (!p.pyramid) {
-    gb[0] = vel.y;
-    gb[1] = vel.z;
-    return;
-  }
-  for (int j = 0; j < p.friction_dims; ++j) gb[j] = p.facet_cos[j] * vel.y + p.facet_sin[j] * vel.z;
+  friction_rows(p, vel, g_beta + k * p.friction_dims);
 }
 
 // Diagonal of W for contact k's rows: the largest one bounds from below the Lipschitz constant of

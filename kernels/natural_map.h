@@ -4,21 +4,10 @@
 // maximally dissipative), so it is the outer loop's stopping test.
 #pragma once
 
-#include "problem_view.h"
+#include "delassus.h"
 #include "projections.h"
 
 namespace stagger {
-
-// Friction rows of a contact velocity (t1.w, t2.w): the 2 cone rows or the m facet rows.
-template <class T>
-STAGGER_HD STAGGER_INLINE void friction_rows(const ProblemView<T>& p, Vec3<T> vel, T* rows) {
-  if (!p.pyramid) {
-    rows[0] = vel.y;
-    rows[1] = vel.z;
-    return;
-  }
-  for (int j = 0; j < p.friction_dims; ++j) rows[j] = p.facet_cos[j] * vel.y + p.facet_sin[j] * vel.z;
-}
 
 // Shift of the normal velocity that turns the friction law into a cone complementarity:
 // mu |v_t| for the cone; for the pyramid mu * lambda with lambda = max(0, max_j -v_tj), the slip

@@ -89,7 +89,7 @@ TEST_CASE("grid pairs equal the all-pairs bounding-box test", "[broadphase]") {
         if (pa || pb) {
           int p = pa ? a : b, o = pa ? b : a;
           candidate = plane_clearance(bodies.x[p], rotate(bodies.q[p], Vec3d{0, 0, 1}), bodies.shape[o], bodies.x[o],
-                                      bodies.q[o]) < margins.of(a, b);
+                                      bodies.q[o]) < margins.of(bodies, a, b);
         } else {
           auto box = [&](int i) {
             return inflated_aabb(bodies.shape[i], bodies.x[i], bodies.q[i], 0.5 * margins.envelope + margins.h * margins.speed[i]);

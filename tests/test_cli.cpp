@@ -103,6 +103,19 @@ TEST_CASE("bad input exits 2 with one error line naming file and path", "[cli][e
   fs::remove_all(dir);
 }
 
+TEST_CASE("absurd but valid coordinates run without crashing", "[cli][errors]") {
+  fs::path dir = temp_dir("far");
+  fs::path scene = write_scene(dir, "far.json", R"({"time_step": 0.01, "steps": 3, "bodies": [
+    {"shape": {"type": "sphere", "radius": 1}, "mass": 1, "position": [1e300, 1e300, 0]},
+    {"shape": {"type": "sphere", "radius": 1}, "mass": 1, "position": [-1e300, 0, 0]},
+    {"shape": {"type": "sphere", "radius": 1}, "mass": 1, "position": [0, 0, 5]},
+    {"shape": {"type": "plane"}, "fixed": true}]})");
+  Outcome r = stagger("run " + scene.string() + " --quiet --out " + (dir / "out").string(), dir);
+  REQUIRE(r.code == 0);
+  REQUIRE(nlohmann::json::parse(slurp(dir / "out" / "summary.json"))["status"] == "ok");
+  fs::remove_all(dir);
+}
+
 TEST_CASE("a non-finite state exits 1 and keeps the last good state", "[cli][errors]") {
   fs::path dir = temp_dir("nan");
   // The velocity overflows the position in the first step.

@@ -219,6 +219,18 @@ TEST_CASE("box-box: separated beyond the margin gives nothing", "[narrowphase]")
   REQUIRE(min_gap(near_face) == Approx(0.05));
 }
 
+TEST_CASE("box-box: parallel edges of diagonally offset boxes give the true gap", "[narrowphase]") {
+  // Unit cubes offset by (2.01, 2.01, 0): the closest features are two parallel vertical edges,
+  // 0.01 sqrt(2) apart, which no face or edge axis of the separating-axis test captures.
+  auto r = run(box(1, 1, 1), {2.01, 2.01, 0}, identity(), box(1, 1, 1), {0, 0, 0}, identity(), 0.05);
+  REQUIRE(r.count == 1);
+  REQUIRE(r.c[0].gap == Approx(0.01 * std::sqrt(2.0)).epsilon(1e-9));
+  REQUIRE(near(r.c[0].normal, normalized(V{1, 1, 0}), 1e-9));
+  REQUIRE(r.c[0].point.x == Approx(1.005));
+  REQUIRE(std::fabs(r.c[0].point.z) <= 1.0);
+  REQUIRE(run(box(1, 1, 1), {2.1, 2.1, 0}, identity(), box(1, 1, 1), {0, 0, 0}, identity(), 0.05).count == 0);
+}
+
 TEST_CASE("box-box feature keys are stable under small motions", "[narrowphase]") {
   auto keys = [](const Result& r) {
     std::set<uint32_t> k;
@@ -278,8 +290,23 @@ TEST_CASE("box-box on random configurations: gaps agree with the separating-axis
       // The normal separates the centres: from B (origin) into A.
       REQUIRE(dot(r.c[k].normal, xa) > -1e-9);
     }
-    // The deepest point realizes the separation along the chosen axis.
-    REQUIRE(min_gap(r) <= sep + tol);
+    if (sep <= 0) {
+      // Overlap: the deepest point realizes the penetration along the chosen axis.
+      REQUIRE(min_gap(r) <= sep + tol);
+    } else {
+      // Apart: the smallest gap is the distance of the boxes, which lies between the separating-axis
+      // bound and the distance of any two surface points (sampled here).
+      double sampled = 1e300;
+      auto surface_point = [&](V x, const Mat3<double>& rot, V e) {
+        V local{e.x * u(rng), e.y * u(rng), e.z * u(rng)};
+        int face = int(rng() % 3);
+        local[face] = (rng() % 2 ? 1.0 : -1.0) * e[face];
+        return x + rot * local;
+      };
+      for (int k = 0; k < 4000; ++k)
+        sampled = std::min(sampled, norm(surface_point(xa, ra, ea) - surface_point(V{0, 0, 0}, rb, eb)));
+      REQUIRE(min_gap(r) <= sampled + 1e-9);
+    }
   }
   REQUIRE(overlapping > 100);
   REQUIRE(apart > 10);

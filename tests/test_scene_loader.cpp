@@ -230,6 +230,20 @@ TEST_CASE("bad input names the JSON path", "[scene][errors]") {
       "track": ["nobody"]})", "track[0]", "no body has the id");
 }
 
+TEST_CASE("hostile documents are refused, not crashed on", "[scene][errors]") {
+  std::string deep = R"({"time_step": 0.01, "steps": 1, "bodies": )" + std::string(200000, '[') + std::string(200000, ']') + "}";
+  expect_error(deep, "$", "nesting deeper than 64 levels");
+  // Brackets inside strings and comments do not count as nesting.
+  std::string text = std::string(R"({"name": ")") + std::string(100, '[') + R"(", /* [[[[[[ */ "time_step": 0.01, "steps": 1,
+    "bodies": [{"shape": {"type": "sphere", "radius": 1}, "mass": 1}]})";
+  REQUIRE(parse_scene(text, "t.json").name == std::string(100, '['));
+  expect_error(R"({"time_step": 1e999, "steps": 1, "bodies": []})", "$", "invalid JSON");
+  expect_error(R"({"time_step": 0.01, "steps": 99999999999999999999999, "bodies": []})", "steps", "");
+  expect_error(with_body(R"({"shape": {"type": "sphere", "radius": 1}, "mass": 1, "position": [1, "2", 3]})"),
+               "bodies[0].position[1]", "must be a number, got string \"2\"");
+  expect_error(with_body(R"({"shape": [1, 2], "mass": 1})"), "bodies[0].shape", "must be an object, got an array");
+}
+
 TEST_CASE("an unreadable file is bad input", "[scene][errors]") {
   try {
     load_scene("/nonexistent/scene.json");

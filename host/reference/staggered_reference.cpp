@@ -255,7 +255,10 @@ IslandSolution solve_staggered(const IslandProblem& ip, VectorXd alpha, VectorXd
                                const SolveControls& c) {
   IslandSolution out;
   double lc = power_estimate(ip.wnn), lf = power_estimate(ip.wtt);
-  double err = natural_map_error(ip, alpha, beta), best_err = std::numeric_limits<double>::infinity();
+  // First inner tolerance from the warm start's error, floored at the outer tolerance (as the batched
+  // backend; docs/method.md).
+  double err = std::max(natural_map_error(ip, alpha, beta), s.tolerance);
+  double best_err = std::numeric_limits<double>::infinity();
   out.alpha = alpha;
   out.beta = beta;
   for (int it = 1; it <= s.max_outer_iterations; ++it) {

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Reproduces bench/results/<machine>_cpu/: the spheres pile (poured, the dynamic case) and the resting
+# bed (the warm-started steady state) at 1k/10k/100k spheres, on the batched CPU backend and on the
+# Eigen reference, with the scenes' default solver settings. Each run covers a fixed window of steps
+# from the scene's start (see docs/benchmarks.md). MACHINE names the result directory.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+machine="${MACHINE:-$(hostname)-$(nproc)core}"
+out="bench/results/${machine}_cpu"
+mkdir -p "$out"
+[ -x build/stagger_bench ] || scripts/setup.sh
+bench=build/stagger_bench
+run() {  # scene steps backends...
+  local scene=$1 steps=$2
+  shift 2
+  $bench --scene "bench/scenes/$scene.json" --steps "$steps" --backend "$@" --out "$out/spheres.csv" --series "$out/series"
+}
+run spheres_pile_1k 300 cpu reference
+run spheres_resting_10k 100 cpu reference
+run spheres_pile_10k 150 cpu reference
+run spheres_resting_100k 20 cpu reference
+run spheres_pile_100k 20 cpu
