@@ -25,6 +25,17 @@ inline const BodyDesc& body_desc(const Scene& scene, const std::string& id) {
   throw std::runtime_error("no body " + id);
 }
 
+// A body description for tests that build scenes in code (mass 1 for dynamic bodies).
+inline BodyDesc make_body(std::string id, Shape shape, Vec3d x, BodyKind kind) {
+  BodyDesc b;
+  b.id = std::move(id);
+  b.shape = shape;
+  b.position = x;
+  b.kind = kind;
+  b.mass = kind == BodyKind::dynamic ? 1.0 : 0.0;
+  return b;
+}
+
 inline std::string backend_name(SolverBackend b) { return b == SolverBackend::batched ? "batched" : "reference"; }
 
 }  // namespace stagger::test

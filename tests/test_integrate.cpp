@@ -1,4 +1,5 @@
-// Rotation, inertia and quaternion properties, and the predictor / pose update element functions.
+// The integrate stage's element functions and what they rest on: rotation, inertia and quaternion
+// properties, the gyroscopic predictor, the pose update, kinematic motions.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -19,7 +20,7 @@ Q random_rotation() { return normalized(Q{u(), u(), u(), u()}); }
 V random_vector() { return V{u(), u(), u()}; }
 }  // namespace
 
-TEST_CASE("rotation matrices of unit quaternions are proper rotations", "[kinematics]") {
+TEST_CASE("rotation matrices of unit quaternions are proper rotations", "[integrate]") {
   for (int t = 0; t < 500; ++t) {
     Q q = random_rotation();
     Mat3<double> r = rotation(q);
@@ -42,7 +43,7 @@ TEST_CASE("rotation matrices of unit quaternions are proper rotations", "[kinema
   }
 }
 
-TEST_CASE("axis-angle quaternions rotate by the angle about the axis", "[kinematics]") {
+TEST_CASE("axis-angle quaternions rotate by the angle about the axis", "[integrate]") {
   Q q = quat_from_axis_angle(V{0, 0, 1}, M_PI / 2);
   V x = rotate(q, V{1, 0, 0});
   REQUIRE(x.x == Approx(0).margin(1e-15));
@@ -51,7 +52,7 @@ TEST_CASE("axis-angle quaternions rotate by the angle about the axis", "[kinemat
   REQUIRE(back.x == Approx(1));
 }
 
-TEST_CASE("inertia of spheres and boxes matches the integrals", "[kinematics]") {
+TEST_CASE("inertia of spheres and boxes matches the integrals", "[integrate]") {
   Shape s;
   s.type = ShapeType::sphere;
   s.radius = 0.3;
@@ -76,7 +77,7 @@ TEST_CASE("inertia of spheres and boxes matches the integrals", "[kinematics]") 
   REQUIRE(inertia.z == Approx(izz / n).epsilon(0.01));
 }
 
-TEST_CASE("world inertia tensors are R I R^T and invert each other", "[kinematics]") {
+TEST_CASE("world inertia tensors are R I R^T and invert each other", "[integrate]") {
   for (int t = 0; t < 200; ++t) {
     Q q = random_rotation();
     V d{u(0.1, 2), u(0.1, 2), u(0.1, 2)};
@@ -93,7 +94,7 @@ TEST_CASE("world inertia tensors are R I R^T and invert each other", "[kinematic
   }
 }
 
-TEST_CASE("pose integration keeps quaternions unit and turns at the angular velocity", "[kinematics]") {
+TEST_CASE("pose integration keeps quaternions unit and turns at the angular velocity", "[integrate]") {
   V x{0, 0, 0};
   Q q = quat_identity<double>();
   V w{0, 0, 2.0};
@@ -106,7 +107,7 @@ TEST_CASE("pose integration keeps quaternions unit and turns at the angular velo
   REQUIRE(std::atan2(ex.y, ex.x) == Approx(2.0).epsilon(1e-3));
 }
 
-TEST_CASE("the implicit gyroscopic predictor conserves torque-free motion", "[kinematics]") {
+TEST_CASE("the implicit gyroscopic predictor conserves torque-free motion", "[integrate]") {
   // Spin about the intermediate axis with a perturbation (Dzhanibekov): the explicit update gains
   // energy; one Newton step of the implicit one must not, and must keep |L| nearly constant.
   V inertia{1.0, 2.0, 3.0};
@@ -131,7 +132,7 @@ TEST_CASE("the implicit gyroscopic predictor conserves torque-free motion", "[ki
   REQUIRE(std::fabs(rotate_inverse(q, w).y) < 9.9);
 }
 
-TEST_CASE("kinematic motions give their prescribed pose and velocity", "[kinematics]") {
+TEST_CASE("kinematic motions give their prescribed pose and velocity", "[integrate]") {
   KinematicMotion m;
   m.type = 1;
   m.axis = {0, 0, 1};
