@@ -11,11 +11,6 @@
 using namespace stagger;
 using stagger::test::make_body;
 
-namespace {
-
-
-}  // namespace
-
 TEST_CASE("islands: connected dynamic bodies, never joined through fixed ones", "[islands]") {
   // Bodies 0, 4 fixed; contacts: 1-2, 2-3, 0-1, 0-5, 5-6, 4-7, 3-0.  Islands: {1,2,3}, {5,6}, {7}.
   Scene s;
