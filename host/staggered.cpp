@@ -86,13 +86,14 @@ void BatchedSolver::velocities(const Unknowns& gamma, const std::vector<int>& ma
   velocities_from_impulses(mask);
 }
 
+void BatchedSolver::copy_block(const Unknowns& from, Unknowns& to, const Block& blk) const {
+  const size_t nt = size_t(nt_);
+  std::copy(from.alpha.begin() + blk.begin, from.alpha.begin() + blk.end, to.alpha.begin() + blk.begin);
+  std::copy(from.beta.begin() + blk.begin * nt, from.beta.begin() + blk.end * nt, to.beta.begin() + blk.begin * nt);
+}
+
 void BatchedSolver::copy_island_unknowns(const Unknowns& from, Unknowns& to, const std::vector<int>& mask) {
-  const int nt = nt_;
-  for_blocks(mask, [&](int, const Block& blk) {
-    std::copy(from.alpha.begin() + blk.begin, from.alpha.begin() + blk.end, to.alpha.begin() + blk.begin);
-    std::copy(from.beta.begin() + size_t(blk.begin) * nt, from.beta.begin() + size_t(blk.end) * nt,
-              to.beta.begin() + size_t(blk.begin) * nt);
-  });
+  for_blocks(mask, [&](int, const Block& blk) { copy_block(from, to, blk); });
 }
 
 void BatchedSolver::island_errors(const std::vector<int>& mask) {
@@ -136,11 +137,10 @@ void BatchedSolver::run_qp(QpPhase phase, const std::vector<int>& run, int max_i
     for (int k = blk.begin; k < blk.end; ++k) {
       Vec3d vel = contact_velocity(p, k, v_.data(), w_.data());
       contact_rows(p, k, vel, shift_[k], gx_.alpha.data(), gx_.beta.data());
-      gy_.alpha[k] = gx_.alpha[k];
-      for (size_t j = size_t(k) * nt; j < size_t(k + 1) * nt; ++j) gy_.beta[j] = gx_.beta[j];
       sum += projected_gradient_residual(p, k, phase, x_.alpha.data(), x_.beta.data(), gx_.alpha.data(),
                                          gx_.beta.data());
     }
+    copy_block(gx_, gy_, blk);
     block_value_[b] = sum;
   });
   std::vector<double>& lipschitz = phase == QpPhase::friction ? lipschitz_friction_ : lipschitz_contact_;
@@ -180,15 +180,12 @@ void BatchedSolver::run_qp(QpPhase phase, const std::vector<int>& run, int max_i
             apgd_accept(nt, s.momentum, &x_.beta[o], &y_.beta[o], &xp_.beta[o], &gx_.beta[o], &gy_.beta[o],
                         &gxp_.beta[o]);
           }
-          if (s.improved) {
-            xbest_.alpha[k] = x_.alpha[k];
-            for (size_t j = size_t(k) * nt; j < size_t(k + 1) * nt; ++j) xbest_.beta[j] = x_.beta[j];
-          }
         }
         if (s.active)
           apgd_trial_point(p, k, phase, s.lipschitz, y_.alpha.data(), y_.beta.data(), gy_.alpha.data(),
                            gy_.beta.data(), xp_.alpha.data(), xp_.beta.data(), impulse_.data());
       }
+      if (s.accepted && s.improved) copy_block(x_, xbest_, blk);
     });
     if (!any) break;
     for (int i = 0; i < p.num_islands; ++i) active_[i] = apgd_[i].active;

@@ -38,6 +38,7 @@ class BatchedSolver {
   // Natural-map (Coulomb) error of cur_ for masked islands, into error_[i]; leaves cur_'s velocities.
   void island_errors(const std::vector<int>& mask);
   void copy_island_unknowns(const Unknowns& from, Unknowns& to, const std::vector<int>& mask);
+  void copy_block(const Unknowns& from, Unknowns& to, const Block& blk) const;
   // After an outer iteration's error evaluation: count it, keep each island's best pair (errors are
   // not monotone), retire the islands that met the tolerance. Returns whether any island goes on.
   bool record_outer_iteration(int iteration, double tolerance, std::vector<int>& outer);
