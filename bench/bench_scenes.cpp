@@ -76,7 +76,9 @@ int main(int argc, char** argv) {
 
   const std::string date = read_first_line("date -u +%Y-%m-%dT%H:%M:%SZ");
   const std::string commit = read_first_line("git -C " STAGGER_SOURCE_DIR " rev-parse --short HEAD 2>/dev/null");
-  const std::string dirty = read_first_line("git -C " STAGGER_SOURCE_DIR " status --porcelain --untracked-files=no 2>/dev/null | head -1");
+  // "-dirty" when the sources (not results or docs) differ from the commit.
+  const std::string dirty = read_first_line("git -C " STAGGER_SOURCE_DIR " status --porcelain --untracked-files=no -- "
+                                            "CMakeLists.txt host kernels bench/bench_scenes.cpp 2>/dev/null | head -1");
   char host[256] = {};
   gethostname(host, sizeof host - 1);
 
@@ -141,9 +143,9 @@ int main(int argc, char** argv) {
       const double n = double(scene.steps), bodies = world.bodies().size();
       const auto& st = world.stage_seconds();
       std::string row = fmt::format(
-          "{},{}{},Release,{},{},{},{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.4g},{:.4g},{:.6g},{:.6g},"
+          "{},{}{},{},{},{},{},{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.4g},{:.4g},{:.6g},{:.6g},"
           "{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g}\n",
-          date, commit, dirty.empty() ? "" : "-dirty", csv_field(host), csv_field(cpu_model()), omp_get_max_threads(),
+          date, commit, dirty.empty() ? "" : "-dirty", STAGGER_BUILD_TYPE, csv_field(host), csv_field(cpu_model()), omp_get_max_threads(),
           scene.name, world.bodies().size(), backend, scene.steps, scene.time_step, wall, n / wall, bodies * n / wall,
           bodies * n * scene.time_step / wall, contacts / n, islands / n, solves > 0 ? outer / solves : 0.0, inner / n,
           work / wall, 1e3 * st[kBroadphase] / n, 1e3 * st[kNarrowphase] / n, 1e3 * st[kIslands] / n,

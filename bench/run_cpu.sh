@@ -7,6 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 machine="${MACHINE:-$(hostname)-$(nproc)core}"
 out="bench/results/${machine}_cpu"
+rm -rf "$out/spheres.csv" "$out/series"  # the driver appends: start this machine's results afresh
 mkdir -p "$out"
 [ -x build/stagger_bench ] || scripts/setup.sh
 bench=build/stagger_bench

@@ -28,28 +28,53 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
   }
 }
 
-std::string state_csv(const Bodies& b) {
+namespace {
+
+// One CSV row per body: id (quoted when CSV would misread it) and 13 numbers in %.17g.
+template <class Row>
+std::string state_rows(int n, Row&& row) {
   fmt::memory_buffer out;
   fmt::format_to(std::back_inserter(out), "id,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n");
   char line[512];
-  for (int i = 0; i < b.size(); ++i) {
+  for (int i = 0; i < n; ++i) {
+    std::string id;
+    Vec3d x, v, w;
+    Quatd q;
+    row(i, id, x, q, v, w);
     std::snprintf(line, sizeof line,
-                  ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", b.x[i].x,
-                  b.x[i].y, b.x[i].z, b.q[i].w, b.q[i].x, b.q[i].y, b.q[i].z, b.v[i].x, b.v[i].y, b.v[i].z, b.w[i].x,
-                  b.w[i].y, b.w[i].z);
-    // Ids come from the scene file; quote any that CSV would misread.
-    const std::string& id = b.id[i];
+                  ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", x.x, x.y, x.z,
+                  q.w, q.x, q.y, q.z, v.x, v.y, v.z, w.x, w.y, w.z);
     if (id.find_first_of(",\"\n\r") != std::string::npos) {
       std::string quoted = "\"";
       for (char c : id) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-      quoted += "\"";
-      fmt::format_to(std::back_inserter(out), "{}", quoted);
-    } else {
-      fmt::format_to(std::back_inserter(out), "{}", id);
+      id = quoted + "\"";
     }
-    fmt::format_to(std::back_inserter(out), "{}", line);
+    fmt::format_to(std::back_inserter(out), "{}{}", id, line);
   }
   return fmt::to_string(out);
+}
+
+}  // namespace
+
+std::string state_csv(const Bodies& b) {
+  return state_rows(b.size(), [&](int i, std::string& id, Vec3d& x, Quatd& q, Vec3d& v, Vec3d& w) {
+    id = b.id[i];
+    x = b.x[i];
+    q = b.q[i];
+    v = b.v[i];
+    w = b.w[i];
+  });
+}
+
+std::string state_csv(const Scene& scene) {
+  return state_rows(int(scene.bodies.size()), [&](int i, std::string& id, Vec3d& x, Quatd& q, Vec3d& v, Vec3d& w) {
+    const BodyDesc& d = scene.bodies[i];
+    id = d.id;
+    x = d.position;
+    q = d.orientation;
+    v = d.velocity;
+    w = d.angular_velocity;
+  });
 }
 
 }  // namespace stagger

@@ -14,5 +14,7 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
 
 // final_state.csv / frame format: id,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz with %.17g numbers.
 std::string state_csv(const Bodies& bodies);
+// The same for the scene's initial state (when a run fails before its world exists).
+std::string state_csv(const Scene& scene);
 
 }  // namespace stagger

@@ -238,7 +238,16 @@ int run_command(const RunOptions& options) {
   try {
     world_owner = std::make_unique<World>(scene, world_options);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s: cannot set up the simulation: %s\n", options.scene_file.c_str(), e.what());
+    // Still a run failure with the contract's outputs: the initial state is the last good one.
+    std::string failure = fmt::format("step 1 (t = 0 s): cannot set up the simulation: {}", e.what());
+    try {
+      write_file_atomically(out / "final_state.csv", state_csv(scene));
+      nlohmann::json summary = {{"scene", scene.name}, {"status", "failed"}, {"failure", failure},
+                                {"bodies", scene.bodies.size()}, {"steps", 0}, {"simulated_time", 0.0}};
+      write_file_atomically(out / "summary.json", summary.dump(2) + "\n");
+    } catch (const std::exception&) {
+    }
+    std::fprintf(stderr, "error: %s: %s\n", options.scene_file.c_str(), failure.c_str());
     return 1;
   }
   World& world = *world_owner;
