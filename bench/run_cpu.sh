@@ -11,13 +11,15 @@ rm -rf "$out/spheres.csv" "$out/series"  # the driver appends: start this machin
 mkdir -p "$out"
 [ -x build/stagger_bench ] || scripts/setup.sh
 bench=build/stagger_bench
-run() {  # scene steps backends...
-  local scene=$1 steps=$2
-  shift 2
-  $bench --scene "bench/scenes/$scene.json" --steps "$steps" --backend "$@" --out "$out/spheres.csv" --series "$out/series"
+backends="${BACKENDS:-cpu reference}"  # BACKENDS=cpu skips the (slow, single-threaded) reference
+run() {  # scene steps [cpu-only]
+  local b=$backends
+  [ "${3:-}" = cpu-only ] && b=cpu
+  # shellcheck disable=SC2086
+  $bench --scene "bench/scenes/$1.json" --steps "$2" --backend $b --out "$out/spheres.csv" --series "$out/series"
 }
-run spheres_pile_1k 300 cpu reference
-run spheres_resting_10k 100 cpu reference
-run spheres_pile_10k 150 cpu reference
-run spheres_resting_100k 20 cpu reference
-run spheres_pile_100k 20 cpu
+run spheres_pile_1k 300
+run spheres_resting_10k 100
+run spheres_pile_10k 150
+run spheres_resting_100k 20
+run spheres_pile_100k 20 cpu-only

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# One call on a lent GPU machine (device tool): build with CUDA for sm_90, run every test (the GPU
+# ones included), benchmark the batched CPU backend on the host's cores, and measure its thread
+# scaling. The machine has no package registry: the Debian -dev packages travel as .deb files in
+# .deps/debs (apt-get download ...) and are unpacked into a private prefix. Results go to $OUT.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out="${OUT:-/tmp/stagger_gpu_out}"
+mkdir -p "$out"
+log() { echo "== $*" | tee -a "$out/session.log"; }
+
+log "device"
+{ nvidia-smi; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv; nproc; lscpu | grep "Model name"; } > "$out/device.txt" 2>&1
+head -20 "$out/device.txt"
+
+log "unpack dependencies"
+prefix=/tmp/stagger_deps
+mkdir -p "$prefix"
+for f in .deps/debs/*.deb; do
+  if command -v dpkg >/dev/null; then dpkg -x "$f" "$prefix"
+  else (cd "$prefix" && ar p "$OLDPWD/$f" "$(ar t "$OLDPWD/$f" | grep data.tar)" | tar -x -J 2>/dev/null || ar p "$OLDPWD/$f" "$(ar t "$OLDPWD/$f" | grep data.tar)" | tar -x --zstd); fi
+done
+export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
+
+log "configure and build (CUDA sm_90)"
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DCMAKE_PREFIX_PATH="$prefix/usr" > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+grep "stagger:" "$out/configure.log"
+cmake --build build-gpu -j "$(nproc)" > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+
+log "tests"
+(cd build-gpu && ./tests/stagger_tests --success "[cuda]" > "$out/cuda_tests.log" 2>&1; tail -4 "$out/cuda_tests.log")
+ctest --test-dir build-gpu --output-on-failure -j 8 > "$out/ctest.log" 2>&1
+tail -4 "$out/ctest.log"
+
+log "benchmark: batched CPU backend on $(nproc) cores"
+sed -i 's|^\[ -x build/stagger_bench \] .*||; s|^bench=build/stagger_bench|bench=build-gpu/stagger_bench|' bench/run_cpu.sh
+MACHINE="${MACHINE:-h100host-$(nproc)core}" BACKENDS=cpu timeout 330 bench/run_cpu.sh 2>&1 | cut -d, -f7,9,13 | tee -a "$out/session.log"
+
+log "thread scaling: spheres_resting_10k, 100 steps"
+for t in 1 2 4 8 16; do
+  build-gpu/stagger_bench --scene bench/scenes/spheres_resting_10k.json --steps 100 --threads $t \
+    --out "$out/thread_scaling.csv" | cut -d, -f6,7,13,24
+done
+tar -czf "$out/results.tgz" bench/results
+log "done"
