@@ -34,8 +34,7 @@ ctest --test-dir build-gpu --output-on-failure -j 8 > "$out/ctest.log" 2>&1
 tail -4 "$out/ctest.log"
 
 log "benchmark: batched CPU backend on $(nproc) cores"
-sed -i 's|^\[ -x build/stagger_bench \] .*||; s|^bench=build/stagger_bench|bench=build-gpu/stagger_bench|' bench/run_cpu.sh
-MACHINE="${MACHINE:-h100host-$(nproc)core}" BACKENDS=cpu timeout 330 bench/run_cpu.sh 2>&1 | cut -d, -f7,9,13 | tee -a "$out/session.log"
+BUILD=build-gpu MACHINE="${MACHINE:-h100host-$(nproc)core}" BACKENDS=cpu timeout 330 bench/run_cpu.sh 2>&1 | cut -d, -f7,9,13 | tee -a "$out/session.log"
 
 log "thread scaling: spheres_resting_10k, 100 steps"
 for t in 1 2 4 8 16; do

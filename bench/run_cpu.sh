@@ -9,8 +9,9 @@ machine="${MACHINE:-$(hostname)-$(nproc)core}"
 out="bench/results/${machine}_cpu"
 rm -rf "$out/spheres.csv" "$out/series"  # the driver appends: start this machine's results afresh
 mkdir -p "$out"
-[ -x build/stagger_bench ] || scripts/setup.sh
-bench=build/stagger_bench
+build="${BUILD:-build}"  # the build directory to take stagger_bench from
+[ -x "$build/stagger_bench" ] || scripts/setup.sh
+bench="$build/stagger_bench"
 backends="${BACKENDS:-cpu reference}"  # BACKENDS=cpu skips the (slow, single-threaded) reference
 run() {  # scene steps [cpu-only]
   local b=$backends
