@@ -1,14 +1,11 @@
 #include "run.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
-#include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <map>
 #include <memory>
 
 #include <fmt/format.h>
@@ -16,7 +13,12 @@
 #include <omp.h>
 
 #include "backend.h"
+#include "checkpoint.h"
+#include "interrupt.h"
 #include "output.h"
+#include "progress.h"
+#include "run_record.h"
+#include "state_hash.h"
 #include "world.h"
 
 namespace stagger {
@@ -26,151 +28,53 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-// Aggregates over the steps of a run, for summary.json.
-struct RunTotals {
-  std::int64_t steps = 0, converged_steps = 0;
-  double contacts_sum = 0;
-  int contacts_max = 0;
-  double islands_sum = 0;
-  long long outer_sum = 0, island_solves = 0, inner_sum = 0;
-  int outer_max = 0;
-  double max_penetration = 0;
-  StepQuality worst;
-  double natural_map_sum = 0;
-  double last_penetration_after = 0;  // linearized overlap left by the last step
+constexpr const char* kCheckpointName = "checkpoint.stagger";
 
-  void add(const StepReport& r, bool first_step) {
-    ++steps;
-    converged_steps += r.converged ? 1 : 0;
-    contacts_sum += r.contacts;
-    contacts_max = std::max(contacts_max, r.contacts);
-    islands_sum += r.islands;
-    outer_sum += r.outer_iterations;
-    island_solves += r.islands;
-    inner_sum += r.inner_iterations;
-    outer_max = std::max(outer_max, r.outer_iterations_max);
-    // This step's collision detection sees the overlap the previous step left (the first step
-    // sees the scene's initial placement, which is the user's, not the solver's).
-    if (!first_step) max_penetration = std::max(max_penetration, r.overlap_before);
-    const StepQuality& q = r.quality;
-    worst.signorini_violation = std::max(worst.signorini_violation, q.signorini_violation);
-    worst.complementarity = std::max(worst.complementarity, q.complementarity);
-    worst.cone_violation = std::max(worst.cone_violation, q.cone_violation);
-    worst.dissipation_violation = std::max(worst.dissipation_violation, q.dissipation_violation);
-    worst.natural_map_error = std::max(worst.natural_map_error, q.natural_map_error);
-    last_penetration_after = q.penetration_after;
-    natural_map_sum += q.natural_map_error;
-  }
-};
-
-struct TrackPoint {
-  double t;
-  Vec3d x;
-};
-
-double kinetic_energy(const Bodies& b) {
-  double e = 0;
-  for (int i = 0; i < b.size(); ++i) {
-    if (!b.is_dynamic(i)) continue;
-    Vec3d wb = rotate_inverse(b.q[i], b.w[i]);
-    e += 0.5 * norm2(b.v[i]) / b.inv_mass[i] + 0.5 * dot(wb, cwise_mul(b.inertia_body[i], wb));
-  }
-  return e;
+// Bad input (exit 2): `error: <file>: <json path>: <what>`.
+int input_error(const std::string& file, const std::string& path, const std::string& what) {
+  std::fprintf(stderr, "error: %s: %s: %s\n", file.c_str(), path.c_str(), what.c_str());
+  return 2;
 }
 
-double potential_energy(const Bodies& b, Vec3d gravity) {
-  double e = 0;
-  for (int i = 0; i < b.size(); ++i)
-    if (b.is_dynamic(i)) e -= dot(gravity, b.x[i]) / b.inv_mass[i];
-  return e;
-}
-
-class Progress {
- public:
-  Progress(std::int64_t total, bool quiet) : total_(total), quiet_(quiet), tty_(isatty(STDERR_FILENO)) {}
-  void update(std::int64_t step, double t, double steps_per_second, int contacts, bool force = false) {
-    if (quiet_) return;
-    auto now = Clock::now();
-    double since = std::chrono::duration<double>(now - last_).count();
-    if (!force && since < (tty_ ? 0.2 : 10.0)) return;
-    last_ = now;
-    double frac = total_ > 0 ? double(step) / double(total_) : 1.0;
-    if (tty_) {
-      int filled = int(frac * 30);
-      std::fprintf(stderr, "\r[%s%s] %3.0f%% step %lld/%lld  t=%.4g s  %.1f steps/s  %d contacts   ",
-                   std::string(filled, '#').c_str(), std::string(30 - filled, '.').c_str(), 100 * frac,
-                   (long long)step, (long long)total_, t, steps_per_second, contacts);
-    } else {
-      std::fprintf(stderr, "step %lld/%lld  t=%.4g s  %.1f steps/s  %d contacts\n", (long long)step,
-                   (long long)total_, t, steps_per_second, contacts);
-    }
-    std::fflush(stderr);
-  }
-  void finish() {
-    if (!quiet_ && tty_) std::fprintf(stderr, "\n");
-  }
-
- private:
-  std::int64_t total_;
-  bool quiet_, tty_;
-  Clock::time_point last_ = Clock::now() - std::chrono::hours(1);
+// The scene to run: from its file, or from the checkpoint being resumed (which keeps the scene's
+// text; a scene file given beside it must be that same scene).
+struct Input {
+  Scene scene;
+  std::string scene_text, scene_file;
+  std::optional<Checkpoint> checkpoint;
 };
 
-nlohmann::json summary_json(const World& world, const RunTotals& totals, double wall, const std::string& backend,
-                            const std::string& status, const std::string& failure,
-                            const std::map<std::string, std::vector<TrackPoint>>& tracks) {
-  const Scene& s = world.scene();
-  nlohmann::json j;
-  j["scene"] = s.name;
-  j["status"] = status;
-  if (!failure.empty()) j["failure"] = failure;
-  j["bodies"] = world.bodies().size();
-  j["steps"] = totals.steps;
-  j["time_step"] = s.time_step;
-  j["simulated_time"] = world.time();
-  j["wall_seconds"] = wall;
-  j["steps_per_second"] = wall > 0 ? double(totals.steps) / wall : 0.0;
-  j["backend"] = backend;
-  j["threads"] = omp_get_max_threads();
-  const char* methods[] = {"staggered", "ccp", "successive_relaxation"};
-  j["method"] = methods[int(s.solver.method)];
-  j["friction_model"] = s.solver.friction_model == FrictionModel::cone ? "cone" : "pyramid";
-  j["contact_envelope"] = world.contact_envelope();
-  double n = std::max<double>(1.0, double(totals.steps));
-  j["contacts_mean"] = totals.contacts_sum / n;
-  j["contacts_max"] = totals.contacts_max;
-  j["islands_mean"] = totals.islands_sum / n;
-  j["outer_iterations_mean"] = totals.island_solves ? double(totals.outer_sum) / double(totals.island_solves) : 0.0;
-  j["outer_iterations_max"] = totals.outer_max;
-  j["inner_iterations_mean"] = totals.island_solves ? double(totals.inner_sum) / double(totals.island_solves) : 0.0;
-  j["converged_fraction"] = totals.steps ? double(totals.converged_steps) / double(totals.steps) : 1.0;
-  j["max_penetration"] = std::max(totals.max_penetration, totals.last_penetration_after);
-  j["quality"] = {{"signorini_violation_max", totals.worst.signorini_violation},
-                  {"complementarity_max", totals.worst.complementarity},
-                  {"cone_violation_max", totals.worst.cone_violation},
-                  {"dissipation_violation_max", totals.worst.dissipation_violation},
-                  {"natural_map_error_max", totals.worst.natural_map_error},
-                  {"natural_map_error_mean", totals.natural_map_sum / n}};
-  nlohmann::json stages;
-  for (int st = 0; st < kStageCount; ++st) stages[kStageNames[st]] = world.stage_seconds()[st];
-  j["stage_seconds"] = stages;
-  Vec3d momentum{0, 0, 0};
-  const Bodies& b = world.bodies();
-  for (int i = 0; i < b.size(); ++i)
-    if (b.is_dynamic(i)) momentum += (1.0 / b.inv_mass[i]) * b.v[i];
-  j["final_kinetic_energy"] = kinetic_energy(b);
-  j["final_potential_energy"] = potential_energy(b, s.gravity);
-  j["final_momentum"] = {momentum.x, momentum.y, momentum.z};
-  if (!tracks.empty()) {
-    nlohmann::json t;
-    for (const auto& [id, points] : tracks) {
-      nlohmann::json pts = nlohmann::json::array();
-      for (const TrackPoint& p : points) pts.push_back({p.t, p.x.x, p.x.y, p.x.z});
-      t[id] = pts;
+int read_input(const RunOptions& options, Input& in) {
+  if (!options.resume.empty()) {
+    try {
+      in.checkpoint = read_checkpoint(options.resume);
+    } catch (const std::exception& e) {
+      return input_error(options.resume, "$", e.what());
     }
-    j["tracks"] = t;
+    in.scene_text = in.checkpoint->scene_text;
+    in.scene_file = options.scene_file.empty() ? in.checkpoint->scene_file : options.scene_file;
+  } else {
+    in.scene_file = options.scene_file;
+    if (in.scene_file.empty()) return input_error("stagger run", "$", "a scene file (or --resume CHECKPOINT) is required");
   }
-  return j;
+  try {
+    if (!options.scene_file.empty()) {
+      std::string text = read_scene_text(options.scene_file);
+      if (in.checkpoint && text != in.checkpoint->scene_text)
+        return input_error(options.scene_file, "$",
+                           fmt::format("is not the scene {} was written for (it changed since); omit the scene file "
+                                       "to resume with the checkpoint's copy", options.resume));
+      in.scene_text = std::move(text);
+    }
+    in.scene = parse_scene(in.scene_text, in.scene_file);
+  } catch (const SceneError& e) {
+    return input_error(in.scene_file, e.path, e.what());
+  } catch (const std::exception& e) {  // e.g. out of memory while reading: still the input's fault
+    return input_error(in.scene_file, "$", fmt::format("cannot load the scene ({})", e.what()));
+  }
+  if (options.steps) in.scene.steps = *options.steps;
+  else if (in.checkpoint) in.scene.steps = in.checkpoint->total_steps;
+  return 0;
 }
 
 // Where a tracked body stands among the dynamic bodies: the fraction of them below it.
@@ -185,24 +89,34 @@ double height_rank(const Bodies& b, int body, Vec3d up) {
   return dynamic ? double(below) / dynamic : 0.0;
 }
 
+void print_result(const Scene& scene, const World& world, const RunRecord& record, double wall,
+                  const std::vector<int>& tracked, const fs::path& out) {
+  const Bodies& bodies = world.bodies();
+  std::printf("%s: %lld steps, %.4g s simulated in %.3g s (%.1f steps/s), %.1f contacts/step, converged %.1f%% of "
+              "steps, max penetration %.3g m\n",
+              scene.name.c_str(), (long long)record.steps, world.time(), wall, wall > 0 ? record.steps / wall : 0.0,
+              record.contacts_sum / std::max<double>(1.0, double(record.steps)),
+              100.0 * (record.steps ? double(record.converged_steps) / double(record.steps) : 1.0),
+              std::max(record.max_penetration, record.last_penetration_after));
+  Vec3d up = norm(scene.gravity) > 0 ? -(1.0 / norm(scene.gravity)) * scene.gravity : Vec3d{0, 0, 1};
+  for (int i : tracked) {
+    const auto& pts = record.tracks.at(bodies.id[i]);
+    Vec3d x0 = pts.front().x, x1 = bodies.x[i];
+    std::printf("  %s: height %.4g m -> %.4g m (%+.4g m); higher than %.0f%% of the dynamic bodies\n",
+                bodies.id[i].c_str(), dot(x0, up), dot(x1, up), dot(x1 - x0, up), 100.0 * height_rank(bodies, i, up));
+  }
+  std::printf("  results in %s\n", out.string().c_str());
+}
+
 }  // namespace
 
 int run_command(const RunOptions& options) {
-  Scene scene;
-  try {
-    scene = load_scene(options.scene_file);
-  } catch (const SceneError& e) {
-    std::fprintf(stderr, "error: %s: %s: %s\n", options.scene_file.c_str(), e.path.c_str(), e.what());
-    return 2;
-  } catch (const std::exception& e) {  // e.g. out of memory while reading: still the input's fault
-    std::fprintf(stderr, "error: %s: $: cannot load the scene (%s)\n", options.scene_file.c_str(), e.what());
-    return 2;
-  }
-  if (options.steps) scene.steps = *options.steps;
+  Input input;
+  if (int code = read_input(options, input)) return code;
+  Scene& scene = input.scene;
 
   std::string backend;
   WorldOptions world_options;
-  std::string why_not;
   if (options.backend == "auto" || options.backend == "cpu") {
     backend = "cpu";
   } else if (options.backend == "reference") {
@@ -218,7 +132,10 @@ int run_command(const RunOptions& options) {
   }
   if (options.threads > 0) omp_set_num_threads(options.threads);
 
-  fs::path out = options.out_dir.empty() ? fs::path("out") / scene.name : fs::path(options.out_dir);
+  // Output directory: --out, else beside the checkpoint being resumed, else out/<scene name>.
+  fs::path out = !options.out_dir.empty() ? fs::path(options.out_dir)
+                 : input.checkpoint       ? fs::absolute(options.resume).parent_path()
+                                          : fs::path("out") / scene.name;
   std::error_code ec;
   fs::create_directories(out, ec);
   if (ec || !fs::is_directory(out)) {
@@ -247,116 +164,126 @@ int run_command(const RunOptions& options) {
       write_file_atomically(out / "summary.json", summary.dump(2) + "\n");
     } catch (const std::exception&) {
     }
-    std::fprintf(stderr, "error: %s: %s\n", options.scene_file.c_str(), failure.c_str());
+    std::fprintf(stderr, "error: %s: %s\n", input.scene_file.c_str(), failure.c_str());
     return 1;
   }
   World& world = *world_owner;
   const Bodies& bodies = world.bodies();
-  std::map<std::string, std::vector<TrackPoint>> tracks;
-  std::vector<int> tracked;
-  for (const std::string& id : scene.track) {
-    int i = int(std::find(bodies.id.begin(), bodies.id.end(), id) - bodies.id.begin());
-    tracked.push_back(i);
+
+  RunRecord record;
+  if (input.checkpoint) {
+    try {
+      world.restore(input.checkpoint->world);
+      record = RunRecord::from_json(nlohmann::json::parse(input.checkpoint->run_json));
+    } catch (const std::exception& e) {
+      return input_error(options.resume, "$", fmt::format("does not fit the scene: {}", e.what()));
+    }
+    if (world.steps_done() > scene.steps)
+      return input_error(options.resume, "$",
+                         fmt::format("is at step {}, beyond the run's {} steps (give a larger --steps)",
+                                     world.steps_done(), scene.steps));
+    record.resumed_at_step = world.steps_done();
   }
+
+  std::vector<int> tracked;
+  for (const std::string& id : scene.track)
+    tracked.push_back(int(std::find(bodies.id.begin(), bodies.id.end(), id) - bodies.id.begin()));
   const std::int64_t track_every =
       scene.output.every > 0 ? scene.output.every : std::max<std::int64_t>(1, scene.steps / 500);
-  auto record = [&] {
-    for (int i : tracked) tracks[bodies.id[i]].push_back(TrackPoint{world.time(), bodies.x[i]});
+  auto record_tracks = [&] {
+    for (int i : tracked) record.tracks[bodies.id[i]].push_back(TrackPoint{world.time(), bodies.x[i]});
   };
-  std::string frame_index = "step,time,file\n";
-  int frames = 0;
   // The index is rewritten every 100 frames and at the end, not after every frame (which would cost
   // time quadratic in the number of frames).
   auto write_index = [&] {
-    if (frames > 0) write_file_atomically(out / "frames" / "index.csv", frame_index);
+    if (record.frames > 0) write_file_atomically(out / "frames" / "index.csv", record.frame_index);
   };
   auto write_frame = [&] {
     std::string name = fmt::format("frame_{:08d}.csv", world.steps_done());
     write_file_atomically(out / "frames" / name, state_csv(bodies));
-    frame_index += fmt::format("{},{:.17g},{}\n", world.steps_done(), world.time(), name);
-    if (++frames % 100 == 1) write_index();
+    record.frame_index += fmt::format("{},{:.17g},{}\n", world.steps_done(), world.time(), name);
+    if (++record.frames % 100 == 1) write_index();
   };
 
-  RunTotals totals;
   Progress progress(scene.steps, options.quiet);
-  auto start = Clock::now();
+  const auto start = Clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  auto write_checkpoint_now = [&] {
+    RunRecord saved = record;
+    saved.earlier_wall_seconds += elapsed();
+    write_checkpoint(out / kCheckpointName,
+                     Checkpoint{input.scene_text, input.scene_file, scene.steps, world.state(), saved.to_json().dump()});
+  };
   std::string status = "ok", failure;
-  // The last state that passed the finiteness check, restored if a step fails.
-  std::vector<Vec3d> good_x, good_v, good_w;
-  std::vector<Quatd> good_q;
-  double good_time = 0;
+  // The last state that passed the end-of-step checks, restored if a step fails.
+  WorldState good = world.state();
+  install_interrupt_handlers();
+  const std::int64_t first = world.steps_done();
   try {
-    record();
-    if (scene.output.every > 0) write_frame();
-    for (std::int64_t s = 0; s < scene.steps; ++s) {
-      good_x = bodies.x;
-      good_q = bodies.q;
-      good_v = bodies.v;
-      good_w = bodies.w;
-      good_time = world.time();
+    if (!input.checkpoint) {
+      record_tracks();
+      if (scene.output.every > 0) write_frame();
+    }
+    for (std::int64_t s = first; s < scene.steps; ++s) {
       world.step();
-      int bad = world.first_non_finite_body();
-      if (bad >= 0) {
-        failure = fmt::format("step {} (t = {:.6g} s): body \"{}\" has a non-finite position or velocity", s + 1,
-                              world.time(), bodies.id[bad]);
+      if (auto fault = world.check_state()) {
+        failure = fmt::format("step {} (t = {:.6g} s): body \"{}\" {}", s + 1, world.time(), bodies.id[fault->body],
+                              fault->what);
         break;
       }
-      totals.add(world.last_step(), s == 0);
-      if (world.steps_done() % track_every == 0) record();
+      record.add(world.last_step(), s == 0);
+      good = world.state();
+      if (options.hash) std::printf("hash %lld %016llx\n", (long long)world.steps_done(),
+                                    (unsigned long long)state_hash(bodies));
+      if (world.steps_done() % track_every == 0) record_tracks();
       if (scene.output.every > 0 && world.steps_done() % scene.output.every == 0) write_frame();
+      if (options.checkpoint_every > 0 && world.steps_done() % options.checkpoint_every == 0) write_checkpoint_now();
       double wall = elapsed();
-      progress.update(s + 1, world.time(), wall > 0 ? (s + 1) / wall : 0.0, world.last_step().contacts);
+      progress.update(s + 1, world.time(), wall > 0 ? (s + 1 - first) / wall : 0.0, world.last_step().contacts);
+      if (interrupt_signal() && s + 1 < scene.steps) {
+        status = "interrupted";
+        break;
+      }
     }
+    // A finished run leaves a checkpoint when asked for them (it can be extended with a larger --steps).
+    if (status == "ok" && failure.empty() && options.checkpoint_every > 0 &&
+        world.steps_done() % options.checkpoint_every != 0)
+      write_checkpoint_now();
+    if (status == "interrupted") write_checkpoint_now();
   } catch (const std::exception& e) {
-    failure = fmt::format("step {} (t = {:.6g} s): {}", world.steps_done() + 1, world.time(), e.what());
+    failure = fmt::format("after step {} (t = {:.6g} s): {}", world.steps_done(), world.time(), e.what());
   }
   if (!failure.empty()) {
     status = "failed";
-    // Keep the last good state: it is what final_state.csv reports.
-    if (!good_x.empty()) {
-      Bodies& b = world.bodies();
-      b.x = good_x;
-      b.q = good_q;
-      b.v = good_v;
-      b.w = good_w;
-    }
+    world.restore(good);  // final_state.csv reports the last good state
   }
-  double wall = elapsed();
-  progress.update(totals.steps, status == "ok" ? world.time() : good_time, wall > 0 ? totals.steps / wall : 0.0,
+  const double wall = elapsed();
+  progress.update(world.steps_done(), world.time(), wall > 0 ? (world.steps_done() - first) / wall : 0.0,
                   world.last_step().contacts, true);
   progress.finish();
 
   try {
     write_index();
     write_file_atomically(out / "final_state.csv", state_csv(bodies));
-    nlohmann::json summary = summary_json(world, totals, wall, backend, status, failure, tracks);
-    if (status != "ok") summary["simulated_time"] = good_time;
-    write_file_atomically(out / "summary.json", summary.dump(2) + "\n");
+    write_file_atomically(out / "summary.json", summary_json(world, record, wall, backend, status, failure).dump(2) + "\n");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: writing results to %s: %s\n", out.string().c_str(), e.what());
     return 1;
   }
 
-  if (status != "ok") {
-    std::fprintf(stderr, "error: %s: %s; the last good state is in %s\n", options.scene_file.c_str(),
-                 failure.c_str(), (out / "final_state.csv").string().c_str());
+  if (status == "interrupted") {
+    const fs::path checkpoint = out / kCheckpointName;
+    std::fprintf(stderr, "stagger: interrupted by %s at step %lld (t = %.6g s); checkpoint %s; continue with: "
+                 "stagger run --resume %s\n", interrupt_signal() == SIGTERM ? "SIGTERM" : "SIGINT",
+                 (long long)world.steps_done(), world.time(), checkpoint.string().c_str(), checkpoint.string().c_str());
     return 1;
   }
-  std::printf("%s: %lld steps, %.4g s simulated in %.3g s (%.1f steps/s), %.1f contacts/step, converged %.1f%% of "
-              "steps, max penetration %.3g m\n",
-              scene.name.c_str(), (long long)totals.steps, world.time(), wall, wall > 0 ? totals.steps / wall : 0.0,
-              totals.contacts_sum / std::max<double>(1.0, double(totals.steps)),
-              100.0 * (totals.steps ? double(totals.converged_steps) / double(totals.steps) : 1.0),
-              std::max(totals.max_penetration, totals.last_penetration_after));
-  Vec3d up = norm(scene.gravity) > 0 ? -(1.0 / norm(scene.gravity)) * scene.gravity : Vec3d{0, 0, 1};
-  for (int i : tracked) {
-    const auto& pts = tracks[bodies.id[i]];
-    Vec3d x0 = pts.front().x, x1 = bodies.x[i];
-    std::printf("  %s: height %.4g m -> %.4g m (%+.4g m); higher than %.0f%% of the dynamic bodies\n",
-                bodies.id[i].c_str(), dot(x0, up), dot(x1, up), dot(x1 - x0, up), 100.0 * height_rank(bodies, i, up));
+  if (status != "ok") {
+    std::fprintf(stderr, "error: %s: %s; the last good state is in %s\n", input.scene_file.c_str(), failure.c_str(),
+                 (out / "final_state.csv").string().c_str());
+    return 1;
   }
-  std::printf("  results in %s\n", out.string().c_str());
+  print_result(scene, world, record, record.earlier_wall_seconds + wall, tracked, out);
   return 0;
 }
 

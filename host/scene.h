@@ -61,6 +61,13 @@ struct SolverSettings {
   double bounce_threshold = 0.05;          // v_bounce of SOLVER.md, m/s
 };
 
+// Beyond these a dynamic body is taken to have run away and the run stops (exit 1). A project
+// addition (docs/scene_format.md): scene field "limits".
+struct SceneLimits {
+  double max_speed = 1e4;          // m/s
+  double max_angular_speed = 1e6;  // rad/s
+};
+
 struct OutputSettings {
   int every = 0;  // 0: no frames
 };
@@ -72,6 +79,7 @@ struct Scene {
   double time_step = 0;
   std::int64_t steps = 0;    // resolved from "steps" or "duration"
   SolverSettings solver;
+  SceneLimits limits;
   std::vector<BodyDesc> bodies;  // listed bodies, then generated ones
   OutputSettings output;
   std::vector<std::string> track;  // ids whose trajectories are recorded and reported
@@ -86,9 +94,12 @@ struct SceneError : std::runtime_error {
 
 // Reads and validates a scene file. Throws SceneError (path "$" for the document itself).
 Scene load_scene(const std::string& file);
+// The file's text, unparsed (SceneError "$" when it cannot be read).
+std::string read_scene_text(const std::string& file);
 // Same, from text already in memory (tests, fuzzing); `file` only names it in messages and
-// anchors relative paths.
-Scene parse_scene(const std::string& text, const std::string& file);
+// anchors relative paths. A scene whose estimated memory exceeds `memory_budget_bytes` (0: 80% of
+// this machine's memory) is refused before anything is generated.
+Scene parse_scene(const std::string& text, const std::string& file, double memory_budget_bytes = 0);
 
 // The default contact envelope: 5% of the smallest shape size (sphere diameter, box's smallest edge).
 double automatic_contact_envelope(const Scene& scene);

@@ -96,6 +96,10 @@ void build_contact_problem(const Bodies& bodies, const Contacts& contacts, const
   });
   p.island_contact_begin = islands.contact_begin;
   p.island_body_begin = islands.body_begin;
+  // This step's hints come from the warm-start entries alone: the problem is reused from step to
+  // step, and hints left from an earlier step (of whatever island had this index) must not leak in.
+  p.lipschitz_hint_contact.clear();
+  p.lipschitz_hint_friction.clear();
 
   for (auto* v : {&p.slot_a, &p.slot_b, &p.contact_island}) v->resize(nc);
   for (auto* v : {&p.normal, &p.tangent1, &p.tangent2, &p.r_a, &p.r_b, &p.w_known}) v->resize(nc);

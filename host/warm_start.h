@@ -29,6 +29,10 @@ class WarmStartCache {
   void assign(std::vector<Entry> entries);
   // The previous contact of pair (a, b) with this feature, else the nearest one within max_distance.
   const Entry* find(int a, int b, std::uint32_t feature, Vec3d point, double max_distance) const;
+  // Puts back entries taken from entries() (already in order: not sorted again, so that equal keys
+  // keep their order and a restored world continues bit-identically).
+  void restore(std::vector<Entry> entries) { entries_ = std::move(entries); }
+  const std::vector<Entry>& entries() const { return entries_; }
   void clear() { entries_.clear(); }
   std::size_t size() const { return entries_.size(); }
 

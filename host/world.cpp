@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "parallel.h"
 #include "reference/staggered_reference.h"
@@ -88,6 +91,7 @@ void World::solve() {
     r.outer_iterations_max = std::max(r.outer_iterations_max, s.outer_iterations);
     r.inner_iterations += s.inner_iterations;
     r.converged = r.converged && s.converged;
+    r.unconverged_islands += s.converged ? 0 : 1;
   }
   for (double g : contacts_.gap) r.overlap_before = std::max(r.overlap_before, -g);
   std::vector<double> gaps(source_.size());
@@ -114,14 +118,58 @@ void World::integrate() {
   time_ = double(steps_done_) * h;
 }
 
-int World::first_non_finite_body() const {
+std::optional<StateFault> World::check_state() const {
+  // Impulses first: a non-finite impulse is the cause, non-finite velocities its consequence.
+  const int nt = problem_.friction_dims;
+  for (std::size_t k = 0; k < source_.size() && k < result_.alpha.size(); ++k) {
+    bool ok = std::isfinite(result_.alpha[k]);
+    for (int j = 0; j < nt && ok; ++j) ok = std::isfinite(result_.beta[k * nt + j]);
+    if (!ok) {
+      const int c = source_[k], a = contacts_.a[c], b = contacts_.b[c];
+      return StateFault{a, fmt::format("got a non-finite contact impulse (contact with \"{}\")", bodies_.id[b])};
+    }
+  }
   for (int i = 0; i < bodies_.size(); ++i) {
     const Quatd& q = bodies_.q[i];
-    if (!finite(bodies_.x[i]) || !finite(bodies_.v[i]) || !finite(bodies_.w[i]) ||
-        !(std::isfinite(q.w) && std::isfinite(q.x) && std::isfinite(q.y) && std::isfinite(q.z)))
-      return i;
+    if (!finite(bodies_.x[i])) return StateFault{i, "has a non-finite position"};
+    if (!(std::isfinite(q.w) && std::isfinite(q.x) && std::isfinite(q.y) && std::isfinite(q.z)))
+      return StateFault{i, "has a non-finite orientation"};
+    if (!finite(bodies_.v[i]) || !finite(bodies_.w[i])) return StateFault{i, "has a non-finite velocity"};
   }
-  return -1;
+  const SceneLimits& limits = scene_.limits;
+  for (int i = 0; i < bodies_.size(); ++i) {
+    if (!bodies_.is_dynamic(i)) continue;
+    const double speed = norm(bodies_.v[i]), spin = norm(bodies_.w[i]);
+    if (speed > limits.max_speed)
+      return StateFault{i, fmt::format("runs away: speed {:.4g} m/s exceeds limits.max_speed = {:.4g} m/s", speed,
+                                       limits.max_speed)};
+    if (spin > limits.max_angular_speed)
+      return StateFault{i, fmt::format("runs away: angular speed {:.4g} rad/s exceeds limits.max_angular_speed = "
+                                       "{:.4g} rad/s", spin, limits.max_angular_speed)};
+  }
+  return std::nullopt;
+}
+
+WorldState World::state() const {
+  return WorldState{steps_done_, bodies_.x, bodies_.v, bodies_.w, bodies_.q, warm_.entries(), stage_seconds_};
+}
+
+void World::restore(const WorldState& s) {
+  const std::size_t n = std::size_t(bodies_.size());
+  if (s.x.size() != n || s.v.size() != n || s.w.size() != n || s.q.size() != n)
+    throw std::invalid_argument(fmt::format("the state has {} bodies, the scene {}", s.x.size(), n));
+  if (s.steps_done < 0) throw std::invalid_argument("negative step counter");
+  for (const WarmStartCache::Entry& e : s.warm)
+    if (e.a < 0 || e.b < 0 || std::size_t(e.a) >= n || std::size_t(e.b) >= n)
+      throw std::invalid_argument("a warm-start entry names a body the scene does not have");
+  bodies_.x = s.x;
+  bodies_.v = s.v;
+  bodies_.w = s.w;
+  bodies_.q = s.q;
+  warm_.restore(s.warm);
+  stage_seconds_ = s.stage_seconds;
+  steps_done_ = s.steps_done;
+  time_ = double(steps_done_) * scene_.time_step;
 }
 
 }  // namespace stagger

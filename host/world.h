@@ -3,6 +3,8 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "bodies.h"
@@ -37,8 +39,25 @@ struct StepReport {
   long long inner_iterations = 0;  // summed over islands
   double contact_iterations = 0;   // sum over islands of contacts x inner iterations (work done)
   bool converged = true;           // every island met the tolerance
+  int unconverged_islands = 0;     // islands that ended at the iteration cap (best iterate returned)
   double overlap_before = 0;       // deepest overlap found by this step's collision detection
   StepQuality quality;
+};
+
+// Everything that carries over from one step to the next: a world restored from it continues
+// bit-identically (checkpoints). The rest of the World is rebuilt by every step.
+struct WorldState {
+  std::int64_t steps_done = 0;  // time = steps_done * h
+  std::vector<Vec3d> x, v, w;
+  std::vector<Quatd> q;
+  std::vector<WarmStartCache::Entry> warm;
+  std::array<double, kStageCount> stage_seconds{};  // cumulative timings, so summaries span a resumed run
+};
+
+// Why the state after a step cannot be trusted (detected at the end of every step).
+struct StateFault {
+  int body = -1;     // world index of the body named in the message
+  std::string what;  // e.g. "has a non-finite velocity"
 };
 
 class World {
@@ -59,8 +78,13 @@ class World {
   const ContactProblem& problem() const { return problem_; }
   const SolveResult& solution() const { return result_; }
   const std::vector<int>& problem_contact_source() const { return source_; }
-  // Index of the first body whose state is not finite, or -1.
-  int first_non_finite_body() const;
+  // The first problem with the state the last step left: a non-finite impulse, position,
+  // orientation or velocity, or a dynamic body faster than the scene's limits (a runaway).
+  std::optional<StateFault> check_state() const;
+
+  WorldState state() const;
+  // Throws std::invalid_argument when the state does not fit this world's bodies.
+  void restore(const WorldState& state);
 
  private:
   void solve();

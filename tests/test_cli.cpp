@@ -2,50 +2,11 @@
 // (SCENE_FORMAT.md). Runs the real binary.
 #include <catch2/catch.hpp>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
 
-namespace fs = std::filesystem;
+#include "cli_helpers.h"
 
-namespace {
-
-struct Outcome {
-  int code;
-  std::string out, err;
-};
-
-fs::path temp_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("stagger_cli_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-Outcome stagger(const std::string& args, const fs::path& dir) {
-  std::string cmd = std::string(STAGGER_BINARY) + " " + args + " > " + (dir / "stdout").string() + " 2> " +
-                    (dir / "stderr").string();
-  int status = std::system(cmd.c_str());
-  return Outcome{WEXITSTATUS(status), slurp(dir / "stdout"), slurp(dir / "stderr")};
-}
-
-fs::path write_scene(const fs::path& dir, const std::string& name, const std::string& text) {
-  fs::path p = dir / name;
-  std::ofstream(p) << text;
-  return p;
-}
-
-}  // namespace
+using namespace test;
 
 TEST_CASE("a run writes final_state.csv and summary.json", "[cli]") {
   fs::path dir = temp_dir("ok");

@@ -224,7 +224,7 @@ TEST_CASE("bad input names the JSON path", "[scene][errors]") {
                "generators[0]", "duplicates bodies[0]");
   expect_error(R"({"time_step": 0.01, "steps": 1, "bodies": [], "generators": [{"type": "grid", "count": [100000, 100000, 1000],
       "origin": [0,0,0], "spacing": 1, "body": )" + sphere + "}]}",
-               "generators[0].count", "more than this machine's memory");
+               "generators[0].count", "80% of this machine's memory");
   // Tracking.
   expect_error(R"({"time_step": 0.01, "steps": 1, "bodies": [{"shape": {"type": "sphere", "radius": 1}, "mass": 1}],
       "track": ["nobody"]})", "track[0]", "no body has the id");
@@ -270,4 +270,28 @@ TEST_CASE("every scene in the repository loads", "[scene]") {
       ++scenes;
     }
   REQUIRE(scenes >= 13);
+}
+
+TEST_CASE("runaway limits and the memory estimate are validated", "[scene][errors]") {
+  expect_error(R"({"time_step": 0.01, "steps": 1, "limits": {"max_speed": -1},
+      "bodies": [{"shape": {"type": "sphere", "radius": 1}, "mass": 1}]})", "limits.max_speed", "must be > 0");
+  expect_error(R"({"time_step": 0.01, "steps": 1, "limits": {"max_sped": 1},
+      "bodies": [{"shape": {"type": "sphere", "radius": 1}, "mass": 1}]})", "limits.max_sped", "unknown field");
+  Scene s = parse_scene(R"({"time_step": 0.01, "steps": 1, "limits": {"max_angular_speed": 50},
+      "bodies": [{"shape": {"type": "sphere", "radius": 1}, "mass": 1}]})", "t.json");
+  REQUIRE(s.limits.max_angular_speed == 50);
+  REQUIRE(s.limits.max_speed == 1e4);
+  // 1,000 generated bodies at ~4 KiB each do not fit in a 1 MiB budget: refused before generating,
+  // with the estimate in the message.
+  const std::string grid = R"({"time_step": 0.01, "steps": 1, "bodies": [], "generators": [{"type": "grid",
+      "count": [10, 10, 10], "origin": [0,0,0], "spacing": 1, "body": {"shape": {"type": "sphere", "radius": 0.1},
+      "mass": 1}}]})";
+  try {
+    parse_scene(grid, "t.json", 1024.0 * 1024.0);
+    FAIL("a scene over the memory budget was accepted");
+  } catch (const SceneError& e) {
+    CHECK(e.path == "generators[0].count");
+    CHECK_THAT(e.what(), Catch::Contains("1000 bodies") && Catch::Contains("GiB"));
+  }
+  REQUIRE(parse_scene(grid, "t.json", 64.0 * 1024.0 * 1024.0).bodies.size() == 1000);
 }
