@@ -19,6 +19,7 @@
 #include "progress.h"
 #include "run_record.h"
 #include "state_hash.h"
+#include "vtk_frames.h"
 #include "world.h"
 
 namespace stagger {
@@ -55,7 +56,10 @@ int read_input(const RunOptions& options, Input& in) {
     in.scene_file = options.scene_file.empty() ? in.checkpoint->scene_file : options.scene_file;
   } else {
     in.scene_file = options.scene_file;
-    if (in.scene_file.empty()) return input_error("stagger run", "$", "a scene file (or --resume CHECKPOINT) is required");
+    if (in.scene_file.empty()) {
+      std::fprintf(stderr, "error: stagger run: a scene file is required (or --resume CHECKPOINT)\n");
+      return 2;
+    }
   }
   try {
     if (!options.scene_file.empty()) {
@@ -196,12 +200,31 @@ int run_command(const RunOptions& options) {
   // The index is rewritten every 100 frames and at the end, not after every frame (which would cost
   // time quadratic in the number of frames).
   auto write_index = [&] {
-    if (record.frames > 0) write_file_atomically(out / "frames" / "index.csv", record.frame_index);
+    if (record.frames == 0) return;
+    write_file_atomically(out / "frames" / "index.csv", record.frame_index);
+    if (!scene.output.vtk) return;
+    std::vector<std::pair<double, std::string>> bodies_files, contacts_files;
+    for (std::int64_t step : record.frame_steps) {
+      bodies_files.emplace_back(double(step) * scene.time_step, bodies_vtp_name(step));
+      contacts_files.emplace_back(double(step) * scene.time_step, contacts_vtp_name(step));
+    }
+    write_file_atomically(out / "frames" / "bodies.pvd", pvd_collection(bodies_files));
+    write_file_atomically(out / "frames" / "contacts.pvd", pvd_collection(contacts_files));
   };
   auto write_frame = [&] {
-    std::string name = fmt::format("frame_{:08d}.csv", world.steps_done());
-    write_file_atomically(out / "frames" / name, state_csv(bodies));
-    record.frame_index += fmt::format("{},{:.17g},{}\n", world.steps_done(), world.time(), name);
+    const std::int64_t step = world.steps_done();
+    std::string listed;
+    if (scene.output.csv) {
+      listed = fmt::format("frame_{:08d}.csv", step);
+      write_file_atomically(out / "frames" / listed, state_csv(bodies));
+    }
+    if (scene.output.vtk) {
+      write_file_atomically(out / "frames" / bodies_vtp_name(step), bodies_vtp(bodies));
+      write_file_atomically(out / "frames" / contacts_vtp_name(step), contacts_vtp(world));
+      if (listed.empty()) listed = bodies_vtp_name(step);
+    }
+    record.frame_index += fmt::format("{},{:.17g},{}\n", step, world.time(), listed);
+    record.frame_steps.push_back(step);
     if (++record.frames % 100 == 1) write_index();
   };
 

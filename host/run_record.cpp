@@ -68,6 +68,7 @@ nlohmann::json RunRecord::to_json() const {
   j["tracks"] = tracks_json(tracks);
   j["frame_index"] = frame_index;
   j["frames"] = frames;
+  j["frame_steps"] = frame_steps;
   return j;
 }
 
@@ -101,6 +102,7 @@ RunRecord RunRecord::from_json(const nlohmann::json& j) {
   }
   j.at("frame_index").get_to(r.frame_index);
   j.at("frames").get_to(r.frames);
+  j.at("frame_steps").get_to(r.frame_steps);
   return r;
 }
 

@@ -70,6 +70,9 @@ struct SceneLimits {
 
 struct OutputSettings {
   int every = 0;  // 0: no frames
+  // Frame formats (project addition "output.format": "csv", "vtk" or "both"): CSV tables, and VTK
+  // XML PolyData of bodies and contacts with .pvd collections for ParaView.
+  bool csv = true, vtk = false;
 };
 
 struct Scene {

@@ -300,8 +300,15 @@ Scene parse_scene(const std::string& text, const std::string& file, double memor
     if (auto w = l->find("max_angular_speed")) scene.limits.max_angular_speed = w->positive();
   }
   if (auto o = root.find("output")) {
-    o->allow_only({"every"});
+    o->allow_only({"every", "format"});
     if (auto e = o->find("every")) scene.output.every = int(e->integer_in(1, INT32_MAX));
+    if (auto f = o->find("format")) {
+      std::string v = f->string();
+      if (v != "csv" && v != "vtk" && v != "both")
+        f->fail(fmt::format("unknown frame format \"{}\" (expected csv, vtk or both)", v));
+      scene.output.csv = v != "vtk";
+      scene.output.vtk = v != "csv";
+    }
   }
 
   // Size check before anything is generated.
