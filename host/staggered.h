@@ -59,6 +59,7 @@ class BatchedSolver {
   std::vector<double> block_value_;
   std::vector<ApgdIsland<double>> apgd_;
   std::vector<double> scale_, error_, best_error_, tau_, lipschitz_contact_, lipschitz_friction_;
+  std::vector<double> peak_contact_, peak_friction_;  // per island: the largest L accepted this step (next step's hint)
   std::vector<double> diagonal_[3];  // per QpPhase and island: largest diagonal entry of W
   std::vector<int> all_, active_, improved_;
   std::vector<IslandStats> stats_;

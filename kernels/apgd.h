@@ -24,6 +24,7 @@ struct ApgdIsland {
   T best_residual = T(0);
   T momentum = T(0);        // extrapolation coefficient chosen by the last accepted iteration
   int iterations = 0;       // accepted iterations
+  T peak_lipschitz = T(0);  // largest L an accepted iteration used: where the next step's solve starts
   int backtracks = 0;       // total L doublings
   int retries = 0;          // consecutive doublings in this iteration
   int active = 0;           // still iterating
@@ -128,6 +129,7 @@ STAGGER_HD STAGGER_INLINE void apgd_control(ApgdIsland<T>& s, ApgdTerms<T> sum, 
   }
   s.theta = theta_next;
   s.momentum = momentum;
+  if (s.lipschitz > s.peak_lipschitz) s.peak_lipschitz = s.lipschitz;
   s.lipschitz *= T(0.9);
   ++s.iterations;
   T r = sqrt_of(sum.residual) * s.scale;
