@@ -238,8 +238,9 @@ int run_command(const RunOptions& options) {
                      Checkpoint{input.scene_text, input.scene_file, scene.steps, world.state(), saved.to_json().dump()});
   };
   std::string status = "ok", failure;
-  // The last state that passed the end-of-step checks, restored if a step fails.
-  WorldState good = world.state();
+  // The last state that passed the end-of-step checks, restored if a step fails (poses and
+  // velocities only: copying the warm-start cache every step would be work for nothing).
+  WorldState good = world.state(/*include_warm_start=*/false);
   install_interrupt_handlers();
   const std::int64_t first = world.steps_done();
   try {
@@ -255,7 +256,7 @@ int run_command(const RunOptions& options) {
         break;
       }
       record.add(world.last_step(), s == 0);
-      good = world.state();
+      good = world.state(/*include_warm_start=*/false);
       if (options.hash) std::printf("hash %lld %016llx\n", (long long)world.steps_done(),
                                     (unsigned long long)state_hash(bodies));
       if (world.steps_done() % track_every == 0) record_tracks();

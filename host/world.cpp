@@ -150,8 +150,14 @@ std::optional<StateFault> World::check_state() const {
   return std::nullopt;
 }
 
-WorldState World::state() const {
-  return WorldState{steps_done_, bodies_.x, bodies_.v, bodies_.w, bodies_.q, warm_.entries(), stage_seconds_};
+WorldState World::state(bool include_warm_start) const {
+  return WorldState{steps_done_,
+                    bodies_.x,
+                    bodies_.v,
+                    bodies_.w,
+                    bodies_.q,
+                    include_warm_start ? warm_.entries() : std::vector<WarmStartCache::Entry>{},
+                    stage_seconds_};
 }
 
 void World::restore(const WorldState& s) {

@@ -82,7 +82,9 @@ class World {
   // orientation or velocity, or a dynamic body faster than the scene's limits (a runaway).
   std::optional<StateFault> check_state() const;
 
-  WorldState state() const;
+  // With include_warm_start = false the warm-start cache is left out (a snapshot only to report
+  // the last good state after a failure needs no impulses; restoring it clears the cache).
+  WorldState state(bool include_warm_start = true) const;
   // Throws std::invalid_argument when the state does not fit this world's bodies.
   void restore(const WorldState& state);
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "apgd_iteration.h"
+#include "device_buffers.h"
 #include "kernels/apgd.h"
 #include "kernels/delassus.h"
 
@@ -31,34 +32,6 @@ __global__ void contact_rows_kernel(ProblemView<double> p, const Vec3<double>* v
   if (k < p.num_contacts) contact_rows(p, k, contact_velocity(p, k, v, w), 0.0, g_alpha, g_beta);
 }
 
-struct Device {
-  std::string* why;
-  bool ok = true;
-  std::vector<void*> buffers;
-  ~Device() {
-    for (void* b : buffers) cudaFree(b);
-  }
-  bool check(cudaError_t e) {
-    if (e != cudaSuccess && ok) {
-      ok = false;
-      if (why) *why = cudaGetErrorString(e);
-    }
-    return ok;
-  }
-  template <class T>
-  T* copy(const T* host, size_t n) {
-    void* d = nullptr;
-    if (!check(cudaMalloc(&d, n * sizeof(T) + 16))) return nullptr;
-    buffers.push_back(d);
-    if (host) check(cudaMemcpy(d, host, n * sizeof(T), cudaMemcpyHostToDevice));
-    return static_cast<T*>(d);
-  }
-  template <class T>
-  void back(const T* device, std::vector<T>& host) {
-    if (ok) check(cudaMemcpy(host.data(), device, host.size() * sizeof(T), cudaMemcpyDeviceToHost));
-  }
-};
-
 constexpr int kThreads = 256;
 int blocks(int n) { return (n + kThreads - 1) / kThreads; }
 
@@ -66,50 +39,45 @@ int blocks(int n) { return (n + kThreads - 1) / kThreads; }
 
 bool cuda_apgd_iteration(const ProblemView<double>& hp, QpPhase phase, double lipschitz, const IterationState& in,
                          int repeats, IterationResult& out, std::string* why) {
-  int count = 0;
-  cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0) {
-    if (why) *why = e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device";
-    return false;
-  }
-  Device d{why};
+  if (!have_cuda_device(why)) return false;
+  DeviceBuffers d(why);
   const size_t nc = hp.num_contacts, nb = hp.num_bodies, nt = hp.friction_dims, ni = hp.num_islands;
   const size_t incidences = size_t(hp.incidence_begin[nb]);
   ProblemView<double> p = hp;  // same sizes, device pointers
-  p.facet_cos = d.copy(hp.facet_cos, hp.pyramid ? nt : 0);
-  p.facet_sin = d.copy(hp.facet_sin, hp.pyramid ? nt : 0);
-  p.slot_a = d.copy(hp.slot_a, nc);
-  p.slot_b = d.copy(hp.slot_b, nc);
-  p.normal = d.copy(hp.normal, nc);
-  p.tangent1 = d.copy(hp.tangent1, nc);
-  p.tangent2 = d.copy(hp.tangent2, nc);
-  p.r_a = d.copy(hp.r_a, nc);
-  p.r_b = d.copy(hp.r_b, nc);
-  p.w_known = d.copy(hp.w_known, nc);
-  p.mu = d.copy(hp.mu, nc);
-  p.rhs = d.copy(hp.rhs, nc);
-  p.contact_island = d.copy(hp.contact_island, nc);
-  p.v_pred = d.copy(hp.v_pred, nb);
-  p.w_pred = d.copy(hp.w_pred, nb);
-  p.inv_mass = d.copy(hp.inv_mass, nb);
-  p.inv_inertia = d.copy(hp.inv_inertia, nb);
-  p.body_island = d.copy(hp.body_island, nb);
-  p.incidence_begin = d.copy(hp.incidence_begin, nb + 1);
-  p.incidence = d.copy(hp.incidence, incidences);
-  p.island_contact_begin = d.copy(hp.island_contact_begin, ni + 1);
-  p.island_body_begin = d.copy(hp.island_body_begin, ni + 1);
-  const double* y_alpha = d.copy(in.y_alpha.data(), nc);
-  const double* y_beta = d.copy(in.y_beta.data(), nc * nt);
-  const double* g_alpha = d.copy(in.g_alpha.data(), nc);
-  const double* g_beta = d.copy(in.g_beta.data(), nc * nt);
-  double* xp_alpha = d.copy<double>(nullptr, nc);
-  double* xp_beta = d.copy<double>(nullptr, nc * nt);
-  double* go_alpha = d.copy<double>(nullptr, nc);
-  double* go_beta = d.copy<double>(nullptr, nc * nt);
-  Vec3<double>* impulse = d.copy<Vec3<double>>(nullptr, nc);
-  Vec3<double>* v = d.copy<Vec3<double>>(nullptr, nb);
-  Vec3<double>* w = d.copy<Vec3<double>>(nullptr, nb);
-  if (!d.ok) return false;
+  p.facet_cos = d.upload(hp.facet_cos, hp.pyramid ? nt : 0);
+  p.facet_sin = d.upload(hp.facet_sin, hp.pyramid ? nt : 0);
+  p.slot_a = d.upload(hp.slot_a, nc);
+  p.slot_b = d.upload(hp.slot_b, nc);
+  p.normal = d.upload(hp.normal, nc);
+  p.tangent1 = d.upload(hp.tangent1, nc);
+  p.tangent2 = d.upload(hp.tangent2, nc);
+  p.r_a = d.upload(hp.r_a, nc);
+  p.r_b = d.upload(hp.r_b, nc);
+  p.w_known = d.upload(hp.w_known, nc);
+  p.mu = d.upload(hp.mu, nc);
+  p.rhs = d.upload(hp.rhs, nc);
+  p.contact_island = d.upload(hp.contact_island, nc);
+  p.v_pred = d.upload(hp.v_pred, nb);
+  p.w_pred = d.upload(hp.w_pred, nb);
+  p.inv_mass = d.upload(hp.inv_mass, nb);
+  p.inv_inertia = d.upload(hp.inv_inertia, nb);
+  p.body_island = d.upload(hp.body_island, nb);
+  p.incidence_begin = d.upload(hp.incidence_begin, nb + 1);
+  p.incidence = d.upload(hp.incidence, incidences);
+  p.island_contact_begin = d.upload(hp.island_contact_begin, ni + 1);
+  p.island_body_begin = d.upload(hp.island_body_begin, ni + 1);
+  const double* y_alpha = d.upload(in.y_alpha.data(), nc);
+  const double* y_beta = d.upload(in.y_beta.data(), nc * nt);
+  const double* g_alpha = d.upload(in.g_alpha.data(), nc);
+  const double* g_beta = d.upload(in.g_beta.data(), nc * nt);
+  double* xp_alpha = d.upload<double>(nullptr, nc);
+  double* xp_beta = d.upload<double>(nullptr, nc * nt);
+  double* go_alpha = d.upload<double>(nullptr, nc);
+  double* go_beta = d.upload<double>(nullptr, nc * nt);
+  Vec3<double>* impulse = d.upload<Vec3<double>>(nullptr, nc);
+  Vec3<double>* v = d.upload<Vec3<double>>(nullptr, nb);
+  Vec3<double>* w = d.upload<Vec3<double>>(nullptr, nb);
+  if (!d.ok()) return false;
 
   auto iteration = [&] {
     trial_point_kernel<<<blocks(int(nc)), kThreads>>>(p, phase, lipschitz, y_alpha, y_beta, g_alpha, g_beta, xp_alpha,
@@ -127,14 +95,14 @@ bool cuda_apgd_iteration(const ProblemView<double>& hp, QpPhase phase, double li
   out.impulse.resize(nc);
   out.v.resize(nb);
   out.w.resize(nb);
-  d.back(xp_alpha, out.xp_alpha);
-  d.back(xp_beta, out.xp_beta);
-  d.back(go_alpha, out.g_alpha);
-  d.back(go_beta, out.g_beta);
-  d.back(impulse, out.impulse);
-  d.back(v, out.v);
-  d.back(w, out.w);
-  if (repeats > 0 && d.ok) {
+  d.download(xp_alpha, out.xp_alpha);
+  d.download(xp_beta, out.xp_beta);
+  d.download(go_alpha, out.g_alpha);
+  d.download(go_beta, out.g_beta);
+  d.download(impulse, out.impulse);
+  d.download(v, out.v);
+  d.download(w, out.w);
+  if (repeats > 0 && d.ok()) {
     std::vector<float> times;
     cudaEvent_t start, stop;
     cudaEventCreate(&start);
@@ -155,7 +123,7 @@ bool cuda_apgd_iteration(const ProblemView<double>& hp, QpPhase phase, double li
     std::sort(times.begin(), times.end());
     out.milliseconds = times[times.size() / 2];
   }
-  return d.ok;
+  return d.ok();
 }
 
 }  // namespace stagger

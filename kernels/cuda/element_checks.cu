@@ -1,6 +1,7 @@
 // Thin launchers: index, bounds, call the shared element function. No math lives here.
 #include <cuda_runtime.h>
 
+#include "device_buffers.h"
 #include "element_checks.h"
 #include "kernels/projections.h"
 
@@ -21,44 +22,6 @@ __global__ void collide_pairs_kernel(int n, const Shape* s0, const BodyPose* p0,
   count[i] = collide(s0[i], p0[i], s1[i], p1[i], margin, out + i * kMaxPairContacts, swapped);
 }
 
-// Owns device copies; reports the first CUDA error.
-struct Device {
-  std::string* why;
-  bool ok = true;
-  std::vector<void*> buffers;
-  ~Device() {
-    for (void* p : buffers) cudaFree(p);
-  }
-  bool check(cudaError_t e) {
-    if (e != cudaSuccess && ok) {
-      ok = false;
-      if (why) *why = cudaGetErrorString(e);
-    }
-    return ok;
-  }
-  template <class T>
-  T* upload(const std::vector<T>& host) {
-    void* p = nullptr;
-    if (!check(cudaMalloc(&p, host.size() * sizeof(T) + 1))) return nullptr;
-    buffers.push_back(p);
-    check(cudaMemcpy(p, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
-    return static_cast<T*>(p);
-  }
-  template <class T>
-  void download(T* device, std::vector<T>& host) {
-    if (ok) check(cudaMemcpy(host.data(), device, host.size() * sizeof(T), cudaMemcpyDeviceToHost));
-  }
-};
-
-bool have_device(std::string* why) {
-  int count = 0;
-  cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0) {
-    if (why) *why = e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device";
-    return false;
-  }
-  return true;
-}
 
 constexpr int kThreads = 128;
 
@@ -66,26 +29,26 @@ constexpr int kThreads = 128;
 
 bool cuda_project_cones(std::vector<double>& a, std::vector<double>& b1, std::vector<double>& b2,
                         const std::vector<double>& mu, std::string* why) {
-  if (!have_device(why)) return false;
-  Device d{why};
+  if (!have_cuda_device(why)) return false;
+  DeviceBuffers d(why);
   int n = int(a.size());
   double *da = d.upload(a), *db1 = d.upload(b1), *db2 = d.upload(b2);
   const double* dmu = d.upload(mu);
-  if (!d.ok) return false;
+  if (!d.ok()) return false;
   project_cones_kernel<<<(n + kThreads - 1) / kThreads, kThreads>>>(n, da, db1, db2, dmu);
   d.check(cudaGetLastError());
   d.check(cudaDeviceSynchronize());
   d.download(da, a);
   d.download(db1, b1);
   d.download(db2, b2);
-  return d.ok;
+  return d.ok();
 }
 
 bool cuda_collide_pairs(const std::vector<Shape>& shape0, const std::vector<BodyPose>& pose0,
                         const std::vector<Shape>& shape1, const std::vector<BodyPose>& pose1, double margin,
                         std::vector<ContactPoint<double>>& out, std::vector<int>& count, std::string* why) {
-  if (!have_device(why)) return false;
-  Device d{why};
+  if (!have_cuda_device(why)) return false;
+  DeviceBuffers d(why);
   int n = int(shape0.size());
   out.assign(size_t(n) * kMaxPairContacts, ContactPoint<double>{});
   count.assign(n, 0);
@@ -93,13 +56,13 @@ bool cuda_collide_pairs(const std::vector<Shape>& shape0, const std::vector<Body
   const BodyPose *p0 = d.upload(pose0), *p1 = d.upload(pose1);
   ContactPoint<double>* dout = d.upload(out);
   int* dcount = d.upload(count);
-  if (!d.ok) return false;
+  if (!d.ok()) return false;
   collide_pairs_kernel<<<(n + kThreads - 1) / kThreads, kThreads>>>(n, s0, p0, s1, p1, margin, dout, dcount);
   d.check(cudaGetLastError());
   d.check(cudaDeviceSynchronize());
   d.download(dout, out);
   d.download(dcount, count);
-  return d.ok;
+  return d.ok();
 }
 
 }  // namespace stagger
