@@ -12,7 +12,7 @@ bool cuda_device_available() { return cuda_device_count() > 0; }
 std::string cuda_unavailable_reason() {
   std::string why;
   if (cuda_device_count(&why) <= 0) return "no usable CUDA device: " + why;
-  return "this version runs the solve stage on the CPU only; the CUDA solve backend comes with the next release";
+  return "";
 }
 #else
 bool cuda_device_available() { return false; }

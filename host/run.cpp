@@ -121,14 +121,18 @@ int run_command(const RunOptions& options) {
 
   std::string backend;
   WorldOptions world_options;
-  if (options.backend == "auto" || options.backend == "cpu") {
+  if (options.backend == "cpu" || (options.backend == "auto" && !cuda_device_available())) {
     backend = "cpu";
   } else if (options.backend == "reference") {
     backend = "reference";
     world_options.backend = SolverBackend::reference;
-  } else if (options.backend == "cuda") {
-    std::fprintf(stderr, "error: --backend cuda: %s\n", cuda_unavailable_reason().c_str());
-    return 2;
+  } else if (options.backend == "cuda" || options.backend == "auto") {
+    if (!cuda_device_available()) {
+      std::fprintf(stderr, "error: --backend cuda: %s\n", cuda_unavailable_reason().c_str());
+      return 2;
+    }
+    backend = "cuda";
+    world_options.backend = SolverBackend::cuda;
   } else {
     std::fprintf(stderr, "error: --backend: unknown backend \"%s\" (expected auto, cpu, cuda or reference)\n",
                  options.backend.c_str());

@@ -10,6 +10,9 @@
 #include "parallel.h"
 #include "reference/staggered_reference.h"
 #include "solve_stage.h"
+#ifdef STAGGER_HAVE_CUDA
+#include "cuda/cuda_solver.h"
+#endif
 
 namespace stagger {
 
@@ -37,7 +40,23 @@ bool finite(Vec3d v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::i
 World::World(const Scene& scene, WorldOptions options)
     : scene_(scene), options_(options), bodies_(Bodies::from_scene(scene)) {
   envelope_ = scene.solver.contact_envelope.value_or(automatic_contact_envelope(scene));
+  if (options_.backend == SolverBackend::cuda) {
+#ifdef STAGGER_HAVE_CUDA
+    cuda_ = std::make_unique<CudaSolver>();
+#else
+    throw std::runtime_error("this build has no CUDA support");
+#endif
+  }
 }
+
+#ifdef STAGGER_HAVE_CUDA
+World::~World() = default;
+#else
+class CudaSolver {};  // never constructed: lets unique_ptr<CudaSolver> be destroyed
+World::~World() = default;
+#endif
+World::World(World&&) noexcept = default;
+World& World::operator=(World&&) noexcept = default;
 
 void World::step() {
   const double h = scene_.time_step;
@@ -61,10 +80,11 @@ void World::solve() {
   ProblemSettings settings{h, time_, 2.0 * envelope_};
   build_contact_problem(bodies_, contacts_, islands_, v_pred_, w_pred_, scene_.solver, settings,
                         scene_.solver.warm_start ? &warm_ : nullptr, problem_, source_);
-  if (options_.backend == SolverBackend::reference)
-    result_ = solve_reference(problem_, scene_.solver, options_.controls);
-  else
-    result_ = batched_.solve(problem_, scene_.solver, options_.controls);
+  switch (options_.backend) {
+    case SolverBackend::reference: result_ = solve_reference(problem_, scene_.solver, options_.controls); break;
+    case SolverBackend::batched: result_ = batched_.solve(problem_, scene_.solver, options_.controls); break;
+    case SolverBackend::cuda: result_ = cuda_->solve(problem_, scene_.solver, options_.controls); break;
+  }
 
   // u^{t+1}: the solved velocities for bodies in contact, the predictor for the others.
   const int n = bodies_.size();

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,8 +23,11 @@ namespace stagger {
 enum Stage { kBroadphase, kNarrowphase, kIslands, kSolve, kIntegrate, kStageCount };
 inline constexpr const char* kStageNames[kStageCount] = {"broadphase", "narrowphase", "islands", "solve", "integrate"};
 
-// Which implementation runs the solve stage.
-enum class SolverBackend { batched, reference };
+// Which implementation runs the solve stage: the batched algorithm on the CPU (OpenMP) or on a CUDA
+// device, or the Eigen reference.
+enum class SolverBackend { batched, reference, cuda };
+
+class CudaSolver;
 
 struct WorldOptions {
   SolverBackend backend = SolverBackend::batched;
@@ -62,7 +66,11 @@ struct StateFault {
 
 class World {
  public:
+  // Throws std::runtime_error for SolverBackend::cuda without a usable CUDA device.
   explicit World(const Scene& scene, WorldOptions options = {});
+  ~World();
+  World(World&&) noexcept;
+  World& operator=(World&&) noexcept;
 
   void step();
 
@@ -108,6 +116,7 @@ class World {
   std::vector<int> source_;
   SolveResult result_;
   BatchedSolver batched_;
+  std::unique_ptr<CudaSolver> cuda_;  // only with SolverBackend::cuda
   WarmStartCache warm_;
 
   StepReport report_;

@@ -41,6 +41,11 @@ struct ApgdTerms {
   T residual;  // |x+ - P(x+ - g(x+))|^2, the projected-gradient residual at x+
 };
 
+template <class T>
+STAGGER_HD STAGGER_INLINE ApgdTerms<T> operator+(ApgdTerms<T> a, ApgdTerms<T> b) {
+  return {a.d_Ad + b.d_Ad, a.d_d + b.d_d, a.g_dx + b.g_dx, a.residual + b.residual};
+}
+
 // x+ = P(y - g(y)/L) for contact k's moving unknowns; also the world impulse of x+, which the
 // bodies then gather (computed once here rather than once per body side).
 template <class T>

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include "backend.h"
 #include "scene.h"
 #include "world.h"
 
@@ -36,6 +38,34 @@ inline BodyDesc make_body(std::string id, Shape shape, Vec3d x, BodyKind kind) {
   return b;
 }
 
-inline std::string backend_name(SolverBackend b) { return b == SolverBackend::batched ? "batched" : "reference"; }
+inline std::string backend_name(SolverBackend b) {
+  switch (b) {
+    case SolverBackend::batched: return "batched";
+    case SolverBackend::reference: return "reference";
+    case SolverBackend::cuda: return "cuda";
+  }
+  return "?";
+}
+
+// The solve backends this machine can run: the batched CPU backend, the reference and, when the
+// build has CUDA and a device answers, the CUDA backend.
+inline std::vector<SolverBackend> solve_backends() {
+  std::vector<SolverBackend> backends{SolverBackend::batched, SolverBackend::reference};
+  if (cuda_device_available()) backends.push_back(SolverBackend::cuda);
+  return backends;
+}
+
+// The batched backends only (the long scenes, where the reference would take minutes).
+inline std::vector<SolverBackend> batched_backends() {
+  std::vector<SolverBackend> backends{SolverBackend::batched};
+  if (cuda_device_available()) backends.push_back(SolverBackend::cuda);
+  return backends;
+}
+
+inline WorldOptions on_backend(SolverBackend backend) {
+  WorldOptions options;
+  options.backend = backend;
+  return options;
+}
 
 }  // namespace stagger::test

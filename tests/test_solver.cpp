@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "kernels/delassus.h"
+#include "kernels/projections.h"
 #include "problem_builders.h"
 #include "reference/staggered_reference.h"
 #include "staggered.h"

@@ -1,5 +1,5 @@
 // The analytic cases of VALIDATION.md, run through the whole step (collision detection, islands,
-// solve, integration) on the scenes in scenes/validation/, with both solve backends. Expected values
+// solve, integration) on the scenes in scenes/validation/, with every solve backend the machine has. Expected values
 // are computed from each scene's own parameters.
 #include <catch2/catch.hpp>
 
@@ -54,7 +54,7 @@ TEST_CASE("free fall follows the discrete formula", "[validation]") {
 }
 
 TEST_CASE("a resting sphere stays and carries its weight", "[validation]") {
-  auto backend = GENERATE(SolverBackend::batched, SolverBackend::reference);
+  auto backend = GENERATE(from_range(solve_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("resting_sphere");
   WorldOptions options;
@@ -72,7 +72,7 @@ TEST_CASE("a resting sphere stays and carries its weight", "[validation]") {
 }
 
 TEST_CASE("a block on a gentle slope sticks", "[validation]") {
-  auto backend = GENERATE(SolverBackend::batched, SolverBackend::reference);
+  auto backend = GENERATE(from_range(solve_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("block_sticks");
   Slope slope = slope_of(scene);
@@ -84,7 +84,7 @@ TEST_CASE("a block on a gentle slope sticks", "[validation]") {
 }
 
 TEST_CASE("a block on a steep slope slides at g (sin - mu cos)", "[validation]") {
-  auto backend = GENERATE(SolverBackend::batched, SolverBackend::reference);
+  auto backend = GENERATE(from_range(solve_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("block_slides");
   Slope slope = slope_of(scene);
@@ -97,7 +97,7 @@ TEST_CASE("a block on a steep slope slides at g (sin - mu cos)", "[validation]")
 }
 
 TEST_CASE("a sphere rolls without slipping at (5/7) g sin", "[validation]") {
-  auto backend = GENERATE(SolverBackend::batched, SolverBackend::reference);
+  auto backend = GENERATE(from_range(solve_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("sphere_rolls");
   Slope slope = slope_of(scene);
@@ -120,7 +120,7 @@ TEST_CASE("a sphere rolls without slipping at (5/7) g sin", "[validation]") {
 }
 
 TEST_CASE("a sphere on a slippery slope slides and spins up", "[validation]") {
-  auto backend = GENERATE(SolverBackend::batched, SolverBackend::reference);
+  auto backend = GENERATE(from_range(solve_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("sphere_slides_and_rolls");
   Slope slope = slope_of(scene);
@@ -136,7 +136,7 @@ TEST_CASE("a sphere on a slippery slope slides and spins up", "[validation]") {
 }
 
 TEST_CASE("equal elastic spheres exchange velocities head-on", "[validation]") {
-  auto backend = GENERATE(SolverBackend::batched, SolverBackend::reference);
+  auto backend = GENERATE(from_range(solve_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("head_on_spheres");
   WorldOptions options;
@@ -157,7 +157,7 @@ TEST_CASE("equal elastic spheres exchange velocities head-on", "[validation]") {
 }
 
 TEST_CASE("an inelastic sphere does not bounce", "[validation]") {
-  auto backend = GENERATE(SolverBackend::batched, SolverBackend::reference);
+  auto backend = GENERATE(from_range(solve_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("inelastic_drop");
   WorldOptions options;
@@ -178,7 +178,7 @@ TEST_CASE("an inelastic sphere does not bounce", "[validation]") {
 }
 
 TEST_CASE("a partially elastic ball leaves each impact at e times the impact speed", "[validation]") {
-  auto backend = GENERATE(SolverBackend::batched, SolverBackend::reference);
+  auto backend = GENERATE(from_range(solve_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("partial_bounce");
   const double e = std::min(body_desc(scene, "floor").restitution, body_desc(scene, "ball").restitution);
@@ -201,8 +201,10 @@ TEST_CASE("a partially elastic ball leaves each impact at e times the impact spe
 }
 
 TEST_CASE("a kinematic conveyor drags a box up to its speed", "[validation]") {
+  auto backend = GENERATE(from_range(batched_backends()));
+  CAPTURE(backend_name(backend));
   Scene scene = validation_scene("conveyor");
-  World world(scene);
+  World world(scene, on_backend(backend));
   int box = body_index(world, "box");
   const double belt = norm(body_desc(scene, "belt").motion.velocity);
   const double mu = friction_between(scene, "belt", "box"), g = norm(scene.gravity);
@@ -216,8 +218,10 @@ TEST_CASE("a kinematic conveyor drags a box up to its speed", "[validation]") {
 }
 
 TEST_CASE("a 2-level card house stands for 10 s", "[validation][literature]") {
+  auto backend = GENERATE(from_range(batched_backends()));
+  CAPTURE(backend_name(backend));
   Scene scene = validation_scene("card_house");
-  World world(scene);
+  World world(scene, on_backend(backend));
   std::vector<int> cards;
   std::vector<Vec3d> start;
   for (int i = 0; i < world.bodies().size(); ++i)
@@ -233,8 +237,10 @@ TEST_CASE("a 2-level card house stands for 10 s", "[validation][literature]") {
 }
 
 TEST_CASE("a stack of ten boxes stands for 10 s", "[validation][slow]") {
+  auto backend = GENERATE(from_range(batched_backends()));
+  CAPTURE(backend_name(backend));
   Scene scene = validation_scene("box_stack");
-  World world(scene);
+  World world(scene, on_backend(backend));
   int top = body_index(world, "box9");
   Vec3d x0 = world.bodies().x[top];
   for (std::int64_t s = 0; s < scene.steps; ++s) world.step();

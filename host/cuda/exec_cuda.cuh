@@ -1,0 +1,185 @@
+// The CUDA backend's executor: the generic batched solve (host/staggered_batched.h) with its arrays
+// in device memory (Thrust vectors) and its element loops as kernels. Each kernel is a thin wrapper:
+// index, bounds, island-done check, call the loop body (which calls the kernels/ element functions).
+// Only this directory and kernels/cuda/ hold CUDA code.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <thrust/copy.h>
+#include <thrust/device_vector.h>
+#include <thrust/execution_policy.h>
+#include <thrust/logical.h>
+
+#include <cub/block/block_reduce.cuh>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "contact_block.h"
+#include "contact_problem.h"
+
+namespace stagger {
+
+namespace cuda_exec {
+
+constexpr int kThreads = 256;
+
+template <class F>
+__global__ void for_each_kernel(int n, F f) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) f(i);
+}
+
+// One thread block per ContactBlock, one thread per contact; a done island's blocks exit at once.
+template <class F>
+__global__ void for_contacts_kernel(const ContactBlock* blocks, const int* mask, F f) {
+  const ContactBlock blk = blocks[blockIdx.x];
+  if (!mask[blk.island]) return;
+  const int k = blk.begin + int(threadIdx.x);
+  if (k < blk.end) f(k);
+}
+
+// The same, with the block's values reduced as a tree in shared memory (fixed order: the result
+// is the same from run to run). The mask test is uniform over the block, so either every thread
+// reaches the reduction's barriers or none does.
+template <class R, class F, class Op>
+__global__ void block_reduce_kernel(const ContactBlock* blocks, const int* mask, F f, Op op, R identity, R* out) {
+  using Reduce = cub::BlockReduce<R, kSolveBlockSize>;
+  __shared__ typename Reduce::TempStorage storage;
+  const ContactBlock blk = blocks[blockIdx.x];
+  if (!mask[blk.island]) return;
+  const int k = blk.begin + int(threadIdx.x);
+  R value = k < blk.end ? f(k) : identity;
+  R total = Reduce(storage).Reduce(value, op);
+  if (threadIdx.x == 0) out[blockIdx.x] = total;
+}
+
+struct NonZero {
+  __host__ __device__ bool operator()(int flag) const { return flag != 0; }
+};
+
+}  // namespace cuda_exec
+
+struct CudaExec {
+  template <class T>
+  using Array = thrust::device_vector<T>;
+  // "Is any island still iterating?" costs a round trip to the host: ask every 8 iterations.
+  // The passes in between over islands that are all done change nothing (see run_qp).
+  static constexpr int kLoopCheckInterval = 8;
+
+  // STAGGER_CUDA_SYNC=1 synchronizes and checks after every launch (debugging: the error is then
+  // reported at the launch that caused it).
+  bool sync_every_launch = std::getenv("STAGGER_CUDA_SYNC") != nullptr;
+
+  template <class T>
+  static T* ptr(Array<T>& a) { return thrust::raw_pointer_cast(a.data()); }
+  template <class T>
+  static const T* ptr(const Array<T>& a) { return thrust::raw_pointer_cast(a.data()); }
+  template <class T>
+  static void fill(Array<T>& a, std::size_t n, const T& value) { a.assign(n, value); }
+  template <class T>
+  static void upload(const std::vector<T>& host, Array<T>& a) { a = host; }
+  template <class T>
+  static void download(const Array<T>& a, std::vector<T>& host) {
+    host.resize(a.size());
+    thrust::copy(a.begin(), a.end(), host.begin());
+  }
+
+  void check(const char* what) {
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess && sync_every_launch) e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) throw std::runtime_error(std::string("CUDA ") + what + ": " + cudaGetErrorString(e));
+  }
+
+  template <class F>
+  void for_each(int n, F f) {
+    if (n <= 0) return;
+    cuda_exec::for_each_kernel<<<(n + cuda_exec::kThreads - 1) / cuda_exec::kThreads, cuda_exec::kThreads>>>(n, f);
+    check("for_each launch");
+  }
+
+  template <class F>
+  void for_contacts(const ContactBlock* blocks, int num_blocks, const int* mask, int, F f) {
+    if (num_blocks <= 0) return;
+    cuda_exec::for_contacts_kernel<<<num_blocks, kSolveBlockSize>>>(blocks, mask, f);
+    check("for_contacts launch");
+  }
+
+  template <class R, class F, class Op>
+  void block_reduce(const ContactBlock* blocks, int num_blocks, const int* mask, int, F f, Op op, R identity, R* out) {
+    if (num_blocks <= 0) return;
+    cuda_exec::block_reduce_kernel<<<num_blocks, kSolveBlockSize>>>(blocks, mask, f, op, identity, out);
+    check("block_reduce launch");
+  }
+
+  bool any(const Array<int>& flags, int n) {
+    if (n <= 0) return false;
+    const int* begin = ptr(flags);
+    bool result = thrust::any_of(thrust::device, begin, begin + n, cuda_exec::NonZero{});
+    check("any");
+    return result;
+  }
+
+  // The problem's arrays, uploaded once per step into buffers that keep their capacity.
+  struct DeviceProblem {
+    Array<double> facet_cos, facet_sin, mu, rhs, inv_mass;
+    Array<int> slot_a, slot_b, contact_island, body_island, incidence_begin, incidence, island_contact_begin,
+        island_body_begin;
+    Array<Vec3<double>> normal, tangent1, tangent2, r_a, r_b, w_known, v_pred, w_pred;
+    Array<Mat3<double>> inv_inertia;
+  } problem_;
+
+  ProblemView<double> view(const ContactProblem& h) {
+    DeviceProblem& d = problem_;
+    upload(h.facet_cos, d.facet_cos);
+    upload(h.facet_sin, d.facet_sin);
+    upload(h.slot_a, d.slot_a);
+    upload(h.slot_b, d.slot_b);
+    upload(h.normal, d.normal);
+    upload(h.tangent1, d.tangent1);
+    upload(h.tangent2, d.tangent2);
+    upload(h.r_a, d.r_a);
+    upload(h.r_b, d.r_b);
+    upload(h.w_known, d.w_known);
+    upload(h.mu, d.mu);
+    upload(h.rhs, d.rhs);
+    upload(h.contact_island, d.contact_island);
+    upload(h.v_pred, d.v_pred);
+    upload(h.w_pred, d.w_pred);
+    upload(h.inv_mass, d.inv_mass);
+    upload(h.inv_inertia, d.inv_inertia);
+    upload(h.body_island, d.body_island);
+    upload(h.incidence_begin, d.incidence_begin);
+    upload(h.incidence, d.incidence);
+    upload(h.island_contact_begin, d.island_contact_begin);
+    upload(h.island_body_begin, d.island_body_begin);
+    check("problem upload");
+    ProblemView<double> p = h.view();  // sizes and flags; the pointers are replaced below
+    p.facet_cos = ptr(d.facet_cos);
+    p.facet_sin = ptr(d.facet_sin);
+    p.slot_a = ptr(d.slot_a);
+    p.slot_b = ptr(d.slot_b);
+    p.normal = ptr(d.normal);
+    p.tangent1 = ptr(d.tangent1);
+    p.tangent2 = ptr(d.tangent2);
+    p.r_a = ptr(d.r_a);
+    p.r_b = ptr(d.r_b);
+    p.w_known = ptr(d.w_known);
+    p.mu = ptr(d.mu);
+    p.rhs = ptr(d.rhs);
+    p.contact_island = ptr(d.contact_island);
+    p.v_pred = ptr(d.v_pred);
+    p.w_pred = ptr(d.w_pred);
+    p.inv_mass = ptr(d.inv_mass);
+    p.inv_inertia = ptr(d.inv_inertia);
+    p.body_island = ptr(d.body_island);
+    p.incidence_begin = ptr(d.incidence_begin);
+    p.incidence = ptr(d.incidence);
+    p.island_contact_begin = ptr(d.island_contact_begin);
+    p.island_body_begin = ptr(d.island_body_begin);
+    return p;
+  }
+};
+
+}  // namespace stagger

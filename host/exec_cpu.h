@@ -1,0 +1,74 @@
+// The batched CPU backend's executor: how the generic batched solve (host/staggered_batched.h)
+// stores its arrays and launches its element loops on the host. The CUDA executor
+// (host/cuda/exec_cuda.cuh) offers the same members with device arrays and kernels, so the CPU runs
+// the GPU's algorithm: the same loops, the same element functions, the same per-block sums.
+#pragma once
+
+#include <algorithm>
+#include <vector>
+
+#include "contact_block.h"
+#include "contact_problem.h"
+#include "parallel.h"
+
+namespace stagger {
+
+struct CpuExec {
+  template <class T>
+  using Array = std::vector<T>;
+  // How many APGD iterations run between checks of "is any island still iterating" (a check is
+  // free here; on a GPU it is a round trip to the host).
+  static constexpr int kLoopCheckInterval = 1;
+
+  template <class T>
+  static T* ptr(Array<T>& a) { return a.data(); }
+  template <class T>
+  static const T* ptr(const Array<T>& a) { return a.data(); }
+  template <class T>
+  static void fill(Array<T>& a, std::size_t n, const T& value) { a.assign(n, value); }
+  template <class T>
+  static void upload(const std::vector<T>& host, Array<T>& a) { a = host; }
+  template <class T>
+  static void download(const Array<T>& a, std::vector<T>& host) { host = a; }
+
+  // The problem in place: nothing to copy on the host.
+  ProblemView<double> view(const ContactProblem& problem) { return problem.view(); }
+
+  // f(i) for i in [0, n).
+  template <class F>
+  void for_each(int n, F f) { parallel_for(n, f); }
+
+  // f(k) for every contact k of the blocks whose island has mask[island] != 0.
+  template <class F>
+  void for_contacts(const ContactBlock* blocks, int num_blocks, const int* mask, int num_contacts, F f) {
+    parallel_for(
+        num_blocks,
+        [&](int b) {
+          const ContactBlock blk = blocks[b];
+          if (!mask[blk.island]) return;
+          for (int k = blk.begin; k < blk.end; ++k) f(k);
+        },
+        num_contacts);
+  }
+
+  // out[b] = op-reduction of f(k) over the contacts of block b, for the blocks of masked islands
+  // (in contact order from `identity`; the GPU reduces the same block as a tree).
+  template <class R, class F, class Op>
+  void block_reduce(const ContactBlock* blocks, int num_blocks, const int* mask, int num_contacts, F f, Op op,
+                    R identity, R* out) {
+    parallel_for(
+        num_blocks,
+        [&](int b) {
+          const ContactBlock blk = blocks[b];
+          if (!mask[blk.island]) return;
+          R sum = identity;
+          for (int k = blk.begin; k < blk.end; ++k) sum = op(sum, f(k));
+          out[b] = sum;
+        },
+        num_contacts);
+  }
+
+  bool any(const Array<int>& flags, int n) { return std::any_of(flags.begin(), flags.begin() + n, [](int f) { return f != 0; }); }
+};
+
+}  // namespace stagger

@@ -1,0 +1,534 @@
+// The batched solve stage, written once for every executor: Staggered Projections (and the CCP and
+// successive-relaxation variants) over all islands at once. Every step of an APGD iteration is one
+// element loop (a "launch") over contacts, bodies or islands that calls the kernels/ functions;
+// islands that are done cost nothing. `Exec` says where the arrays live and how a loop runs:
+// CpuExec (host/exec_cpu.h, OpenMP) or CudaExec (host/cuda/exec_cuda.cuh, kernels). Work arrays
+// are kept between steps.
+//
+// The loop bodies are lambdas that capture raw pointers by value (never `this`): under nvcc they
+// are __host__ __device__ lambdas handed to kernels, under g++ plain ones. nvcc wants such lambdas
+// in public member functions, hence a struct with everything public. The file compiles as C++17.
+#pragma once
+
+#include <cstdio>
+#include <limits>
+#include <vector>
+
+#include "contact_block.h"
+#include "contact_problem.h"
+#include "kernels/apgd.h"
+#include "kernels/delassus.h"
+#include "kernels/natural_map.h"
+
+namespace stagger {
+
+// b_floor of SOLVER.md, per row (m/s): errors are relative to |b|, except when the free velocity
+// is essentially zero (bodies at rest with no load), where they become absolute at this scale.
+constexpr double kFreeVelocityFloor = 1e-6;
+
+struct SumOp {
+  template <class R>
+  STAGGER_HD STAGGER_INLINE R operator()(R a, R b) const { return a + b; }
+};
+struct MaxOp {
+  STAGGER_HD STAGGER_INLINE Vec3<double> operator()(Vec3<double> a, Vec3<double> b) const {
+    return {max_of(a.x, b.x), max_of(a.y, b.y), max_of(a.z, b.z)};
+  }
+};
+
+template <class Exec>
+struct StaggeredBatched {
+  template <class T>
+  using Array = typename Exec::template Array<T>;
+  struct Unknowns {
+    Array<double> alpha, beta;
+  };
+  template <class T>
+  static T* ptr(Array<T>& a) { return Exec::ptr(a); }
+
+  Exec exec;
+  ProblemView<double> p_;  // points at the executor's memory
+  int nt_ = 2;
+  std::vector<ContactBlock> blocks_host_;
+  std::vector<int> island_contact_begin_host_;
+  Array<ContactBlock> blocks_;
+  Array<int> island_block_begin_;
+  Unknowns cur_, best_, x_, y_, xp_, gx_, gy_, gxp_, xbest_;
+  Array<Vec3<double>> impulse_, v_, w_;
+  Array<double> shift_;  // successive relaxation's normal shift per contact
+  Array<ApgdTerms<double>> block_terms_;
+  Array<double> block_value_;
+  Array<Vec3<double>> block_diagonal_;
+  Array<ApgdIsland<double>> apgd_;
+  Array<double> scale_, error_, best_error_, tau_, lipschitz_contact_, lipschitz_friction_;
+  Array<double> peak_contact_, peak_friction_;  // per island: the largest L accepted this step (next step's hint)
+  Array<double> diagonal_[3];                    // per QpPhase and island: largest diagonal entry of W
+  // Island masks: all, still in the outer loop, touched by this APGD pass, iterating, improved.
+  Array<int> all_, outer_, touched_, active_, improved_;
+  Array<IslandStats> stats_;
+
+  int num_blocks() const { return int(blocks_host_.size()); }
+
+  // --- launches over the contacts of masked islands ------------------------------------------
+  template <class F>
+  void for_contacts(Array<int>& mask, F f) {
+    exec.for_contacts(ptr(blocks_), num_blocks(), ptr(mask), p_.num_contacts, f);
+  }
+  template <class R, class F, class Op>
+  void block_reduce(Array<int>& mask, F f, Op op, R identity, Array<R>& out) {
+    exec.block_reduce(ptr(blocks_), num_blocks(), ptr(mask), p_.num_contacts, f, op, identity, ptr(out));
+  }
+
+  void resize(const ContactProblem& problem) {
+    const int nc = problem.num_contacts(), nb = problem.num_bodies(), ni = problem.num_islands();
+    nt_ = problem.friction_dims;
+    for (Unknowns* u : {&cur_, &best_, &x_, &y_, &xp_, &gx_, &gy_, &gxp_, &xbest_}) {
+      Exec::fill(u->alpha, nc, 0.0);
+      Exec::fill(u->beta, size_t(nc) * nt_, 0.0);
+    }
+    const Vec3<double> zero{0, 0, 0};
+    Exec::fill(impulse_, nc, zero);
+    Exec::fill(v_, nb, zero);
+    Exec::fill(w_, nb, zero);
+    Exec::fill(shift_, nc, 0.0);
+    Exec::fill(apgd_, ni, ApgdIsland<double>{});
+    for (Array<double>* v : {&scale_, &error_, &best_error_, &tau_, &lipschitz_contact_, &lipschitz_friction_,
+                             &peak_contact_, &peak_friction_})
+      Exec::fill(*v, ni, 0.0);
+    for (Array<double>& d : diagonal_) Exec::fill(d, ni, 0.0);
+    Exec::fill(all_, ni, 1);
+    for (Array<int>* v : {&outer_, &touched_, &active_, &improved_}) Exec::fill(*v, ni, 0);
+    Exec::fill(stats_, ni, IslandStats{});
+  }
+
+  void build_blocks(const ContactProblem& problem) {
+    const int ni = problem.num_islands();
+    blocks_host_.clear();
+    std::vector<int> island_block_begin(ni + 1, 0);
+    for (int i = 0; i < ni; ++i) {
+      island_block_begin[i] = int(blocks_host_.size());
+      const int end = problem.island_contact_begin[i + 1];
+      for (int k = problem.island_contact_begin[i]; k < end; k += kSolveBlockSize)
+        blocks_host_.push_back(ContactBlock{i, k, k + kSolveBlockSize < end ? k + kSolveBlockSize : end});
+    }
+    island_block_begin[ni] = int(blocks_host_.size());
+    island_contact_begin_host_ = problem.island_contact_begin;
+    Exec::upload(blocks_host_, blocks_);
+    Exec::upload(island_block_begin, island_block_begin_);
+    Exec::fill(block_terms_, blocks_host_.size(), ApgdTerms<double>{0, 0, 0, 0});
+    Exec::fill(block_value_, blocks_host_.size(), 0.0);
+    Exec::fill(block_diagonal_, blocks_host_.size(), Vec3<double>{0, 0, 0});
+  }
+
+  // impulse_ = world impulses of the given unknowns' contacts, then u = u^p + M^-1 J^T gamma for
+  // the bodies of masked islands.
+  void velocities_from_impulses(Array<int>& mask) {
+    const ProblemView<double> p = p_;
+    const int* m = ptr(mask);
+    const Vec3<double>* impulse = ptr(impulse_);
+    Vec3<double>*v = ptr(v_), *w = ptr(w_);
+    exec.for_each(p.num_bodies, [=] STAGGER_HD(int s) {
+      if (m[p.body_island[s]]) body_velocity_from_impulses(p, s, impulse, v[s], w[s]);
+    });
+  }
+
+  void velocities(Unknowns& gamma, Array<int>& mask) {
+    const ProblemView<double> p = p_;
+    const double *ga = ptr(gamma.alpha), *gb = ptr(gamma.beta);
+    Vec3<double>* impulse = ptr(impulse_);
+    for_contacts(mask, [=] STAGGER_HD(int k) {
+      double a, b[kMaxFacets];
+      load_unknowns(p, k, ga, gb, a, b);
+      impulse[k] = world_impulse(p, k, a, b);
+    });
+    velocities_from_impulses(mask);
+  }
+
+  void copy_island_unknowns(Unknowns& from, Unknowns& to, Array<int>& mask) {
+    const int nt = nt_;
+    const double *fa = ptr(from.alpha), *fb = ptr(from.beta);
+    double *ta = ptr(to.alpha), *tb = ptr(to.beta);
+    for_contacts(mask, [=] STAGGER_HD(int k) {
+      ta[k] = fa[k];
+      for (int j = k * nt; j < (k + 1) * nt; ++j) tb[j] = fb[j];
+    });
+  }
+
+  // Natural-map (Coulomb) error of cur_ for masked islands, into error_[i]; leaves cur_'s velocities.
+  void island_errors(Array<int>& mask) {
+    const ProblemView<double> p = p_;
+    velocities(cur_, mask);
+    const double *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);
+    const Vec3<double>*v = ptr(v_), *w = ptr(w_);
+    block_reduce(
+        mask,
+        [=] STAGGER_HD(int k) {
+          return natural_map_residual2(p, k, ca, cb, contact_velocity(p, k, v, w), /*coulomb=*/true);
+        },
+        SumOp{}, 0.0, block_value_);
+    const int* m = ptr(mask);
+    const int* blocks_of = ptr(island_block_begin_);
+    const double* block_value = ptr(block_value_);
+    const double* scale = ptr(scale_);
+    double* error = ptr(error_);
+    exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
+      if (!m[i]) return;
+      double sum = 0;
+      for (int b = blocks_of[i]; b < blocks_of[i + 1]; ++b) sum += block_value[b];
+      error[i] = sqrt_of(sum) * scale[i];
+    });
+  }
+
+  // One QP of `phase` on the islands with run[i] != 0, from cur_ to tolerance tau_[i]; result in cur_.
+  void run_qp(QpPhase phase, Array<int>& run, int max_iterations) {
+    const ProblemView<double> p = p_;
+    const int nt = nt_, ni = p.num_islands;
+    const bool alpha_moves = moves_alpha(phase), beta_moves = moves_beta(phase);
+    double *xa = ptr(x_.alpha), *xb = ptr(x_.beta), *ya = ptr(y_.alpha), *yb = ptr(y_.beta);
+    double *xpa = ptr(xp_.alpha), *xpb = ptr(xp_.beta), *xba = ptr(xbest_.alpha), *xbb = ptr(xbest_.beta);
+    double *gxa = ptr(gx_.alpha), *gxb = ptr(gx_.beta), *gya = ptr(gy_.alpha), *gyb = ptr(gy_.beta);
+    double *gxpa = ptr(gxp_.alpha), *gxpb = ptr(gxp_.beta);
+    const double *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta), *shift = ptr(shift_);
+    Vec3<double>* impulse = ptr(impulse_);
+    const Vec3<double>*v = ptr(v_), *w = ptr(w_);
+    ApgdIsland<double>* apgd = ptr(apgd_);
+    const int* blocks_of = ptr(island_block_begin_);
+    const int* run_mask = ptr(run);
+
+    // Start point: the current unknowns projected onto this phase's set; x = y = x+ = best, and
+    // the gradient there (g(y) = g(x)).
+    for_contacts(run, [=] STAGGER_HD(int k) {
+      double a, b[kMaxFacets];
+      load_unknowns(p, k, ca, cb, a, b);
+      project_phase(p, k, phase, a, b);
+      store_unknowns(p, k, a, b, xa, xb);
+      store_unknowns(p, k, a, b, ya, yb);
+      store_unknowns(p, k, a, b, xpa, xpb);
+      store_unknowns(p, k, a, b, xba, xbb);
+      impulse[k] = world_impulse(p, k, a, b);
+    });
+    velocities_from_impulses(run);
+    block_reduce(
+        run,
+        [=] STAGGER_HD(int k) {
+          contact_rows(p, k, contact_velocity(p, k, v, w), shift[k], gxa, gxb);
+          gya[k] = gxa[k];
+          for (int j = k * nt; j < (k + 1) * nt; ++j) gyb[j] = gxb[j];
+          return projected_gradient_residual(p, k, phase, xa, xb, gxa, gxb);
+        },
+        SumOp{}, 0.0, block_value_);
+    double* lipschitz = ptr(phase == QpPhase::friction ? lipschitz_friction_ : lipschitz_contact_);
+    double* peak = ptr(phase == QpPhase::friction ? peak_friction_ : peak_contact_);
+    const double* diagonal = ptr(diagonal_[int(phase)]);
+    const double *tau = ptr(tau_), *scale = ptr(scale_), *block_value = ptr(block_value_);
+    const double tiny = std::numeric_limits<double>::min();
+    exec.for_each(ni, [=] STAGGER_HD(int i) {
+      ApgdIsland<double>& s = apgd[i];
+      s = ApgdIsland<double>{};
+      if (!run_mask[i]) return;
+      double r2 = 0;
+      for (int b = blocks_of[i]; b < blocks_of[i + 1]; ++b) r2 += block_value[b];
+      // L is at least the largest diagonal entry of the island's Delassus block; the previous
+      // estimate (from this step's earlier passes or the previous step) is usually closer.
+      s.lipschitz = max_of(max_of(lipschitz[i], diagonal[i]), tiny);
+      s.tolerance = tau[i];
+      s.scale = scale[i];
+      s.best_residual = sqrt_of(r2) * s.scale;
+      s.active = s.best_residual > s.tolerance ? 1 : 0;
+    });
+
+    // Each iteration: [accept the last trial + next trial point] -> [velocities] ->
+    // [gradient + partial sums] -> [control]. A rejected trial (backtracking) only redoes the
+    // trial. A pass over islands that are all done changes nothing, so the executor may check for
+    // "all done" only every few iterations.
+    int* touched = ptr(touched_);
+    int* active = ptr(active_);
+    ApgdTerms<double>* block_terms = ptr(block_terms_);
+    for (int iteration = 0;; ++iteration) {
+      exec.for_each(ni, [=] STAGGER_HD(int i) {
+        touched[i] = apgd[i].active || apgd[i].accepted;
+        active[i] = apgd[i].active;
+      });
+      for_contacts(touched_, [=] STAGGER_HD(int k) {
+        const ApgdIsland<double>& s = apgd[p.contact_island[k]];
+        if (s.accepted) {
+          if (alpha_moves) apgd_accept(1, s.momentum, xa + k, ya + k, xpa + k, gxa + k, gya + k, gxpa + k);
+          if (beta_moves) {
+            const int o = k * nt;
+            apgd_accept(nt, s.momentum, xb + o, yb + o, xpb + o, gxb + o, gyb + o, gxpb + o);
+          }
+          if (s.improved) {
+            xba[k] = xa[k];
+            for (int j = k * nt; j < (k + 1) * nt; ++j) xbb[j] = xb[j];
+          }
+        }
+        if (s.active) apgd_trial_point(p, k, phase, s.lipschitz, ya, yb, gya, gyb, xpa, xpb, impulse);
+      });
+      if (iteration % Exec::kLoopCheckInterval == 0 && !exec.any(active_, ni)) break;
+      velocities_from_impulses(active_);
+      block_reduce(
+          active_,
+          [=] STAGGER_HD(int k) {
+            contact_rows(p, k, contact_velocity(p, k, v, w), shift[k], gxpa, gxpb);
+            return apgd_terms(p, k, phase, xa, xb, ya, yb, xpa, xpb, gya, gyb, gxpa, gxpb);
+          },
+          SumOp{}, ApgdTerms<double>{0, 0, 0, 0}, block_terms_);
+      exec.for_each(ni, [=] STAGGER_HD(int i) {
+        if (!active[i]) {
+          apgd[i].accepted = apgd[i].improved = 0;
+          return;
+        }
+        ApgdTerms<double> sum{0, 0, 0, 0};
+        for (int b = blocks_of[i]; b < blocks_of[i + 1]; ++b) sum = sum + block_terms[b];
+        apgd_control(apgd[i], sum, max_iterations);
+      });
+    }
+    IslandStats* stats = ptr(stats_);
+    exec.for_each(ni, [=] STAGGER_HD(int i) {
+      if (!run_mask[i]) return;
+      lipschitz[i] = apgd[i].lipschitz;
+      peak[i] = max_of(peak[i], apgd[i].peak_lipschitz);
+      stats[i].inner_iterations += apgd[i].iterations;
+    });
+    copy_island_unknowns(xbest_, cur_, run);
+  }
+
+  // After an outer iteration's error evaluation: count it, keep each island's best pair (errors
+  // are not monotone), retire the islands that met the tolerance. Returns whether any island goes on.
+  bool record_outer_iteration(int iteration, double tolerance) {
+    int *outer = ptr(outer_), *improved = ptr(improved_);
+    const double* error = ptr(error_);
+    double* best = ptr(best_error_);
+    IslandStats* stats = ptr(stats_);
+    const double huge = std::numeric_limits<double>::max();
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
+      improved[i] = 0;
+      if (!outer[i]) return;
+      stats[i].outer_iterations = iteration;
+      if (error[i] < best[i] || !(abs_of(best[i]) <= huge)) {  // the first error, also when non-finite
+        best[i] = error[i];
+        improved[i] = 1;
+      }
+      if (error[i] <= tolerance) {
+        stats[i].converged = true;
+        outer[i] = 0;
+      }
+    });
+    copy_island_unknowns(cur_, best_, improved_);
+    return exec.any(outer_, p_.num_islands);
+  }
+
+  // Sets tau_ for the islands in the outer loop: a tenth of their current error, not below the
+  // inner tolerance (or the inner tolerance alone).
+  void inner_tolerances(double inner_tolerance, bool adaptive) {
+    const int* outer = ptr(outer_);
+    const double* error = ptr(error_);
+    double* tau = ptr(tau_);
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
+      if (outer[i]) tau[i] = adaptive ? max_of(inner_tolerance, 0.1 * error[i]) : inner_tolerance;
+    });
+  }
+
+  // Starts the outer loop: every island in it, no best pair yet.
+  void start_outer_loop() {
+    int* outer = ptr(outer_);
+    double* best = ptr(best_error_);
+    const double inf = std::numeric_limits<double>::infinity();
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
+      outer[i] = 1;
+      best[i] = inf;
+    });
+  }
+
+  // Ends it: the best pair of each island and its error.
+  void finish_outer_loop() {
+    copy_island_unknowns(best_, cur_, all_);
+    IslandStats* stats = ptr(stats_);
+    const double* best = ptr(best_error_);
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { stats[i].error = best[i]; });
+  }
+
+  void solve_staggered(const SolverSettings& s, const SolveControls& c) {
+    // The first inner tolerance comes from the warm start's error (SOLVER.md's err = +inf would
+    // accept a warm start just under the tolerance unrefined, which lets a sliding block drift 2%
+    // off), but never tighter than a tenth of the outer tolerance: a good warm start then costs few
+    // iterations.
+    island_errors(all_);
+    double* error = ptr(error_);
+    const double tolerance = s.tolerance;
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { error[i] = max_of(error[i], tolerance); });
+    start_outer_loop();
+    trace(c, 0);
+    for (int it = 1; it <= s.max_outer_iterations; ++it) {
+      inner_tolerances(s.inner_tolerance, c.adaptive_inner_tolerance);
+      run_qp(QpPhase::contact, outer_, s.max_inner_iterations);
+      island_errors(outer_);
+      bool any = record_outer_iteration(it, s.tolerance);
+      trace(c, it);
+      if (!any) break;
+      run_qp(QpPhase::friction, outer_, s.max_inner_iterations);
+    }
+    finish_outer_loop();
+  }
+
+  void solve_ccp(const SolverSettings& s) {
+    Exec::fill(tau_, p_.num_islands, s.tolerance);
+    long long budget = 1LL * s.max_inner_iterations * s.max_outer_iterations;
+    if (budget > (1LL << 30)) budget = 1LL << 30;
+    run_qp(QpPhase::both, all_, int(budget));
+    IslandStats* stats = ptr(stats_);
+    const ApgdIsland<double>* apgd = ptr(apgd_);
+    const double tolerance = s.tolerance;
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
+      stats[i].outer_iterations = 1;
+      stats[i].converged = apgd[i].best_residual <= tolerance;  // the relaxed problem's own error
+    });
+    island_errors(all_);
+    const double* error = ptr(error_);
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { stats[i].error = error[i]; });
+  }
+
+  // Shifts the normal rows by Gamma_k = mu |v_t| of the current velocities (Anitescu-Hart 2004), so
+  // that the relaxed solution's spurious separation mu |v_t| is cancelled at the fixed point.
+  void update_shift(Array<int>& mask) {
+    const ProblemView<double> p = p_;
+    const Vec3<double>*v = ptr(v_), *w = ptr(w_);
+    double* shift = ptr(shift_);
+    for_contacts(mask, [=] STAGGER_HD(int k) {
+      double vt[kMaxFacets];
+      friction_rows(p, contact_velocity(p, k, v, w), vt);
+      shift[k] = coulomb_shift(p, k, vt);
+    });
+  }
+
+  void solve_successive_relaxation(const SolverSettings& s) {
+    start_outer_loop();
+    island_errors(all_);  // also leaves the warm start's velocities in v_, w_
+    update_shift(all_);
+    for (int it = 1; it <= s.max_outer_iterations; ++it) {
+      inner_tolerances(s.inner_tolerance, true);
+      run_qp(QpPhase::both, outer_, s.max_inner_iterations);
+      island_errors(outer_);
+      bool any = record_outer_iteration(it, s.tolerance);
+      if (!any) break;
+      update_shift(outer_);
+    }
+    finish_outer_loop();
+  }
+
+  // Per island, the largest Delassus diagonal entry of each phase's rows: a lower bound of L.
+  void delassus_diagonals() {
+    const ProblemView<double> p = p_;
+    block_reduce(
+        all_,
+        [=] STAGGER_HD(int k) {
+          double dn = delassus_row_norm(p, k, p.normal[k]);
+          double dt = max_of(delassus_row_norm(p, k, p.tangent1[k]), delassus_row_norm(p, k, p.tangent2[k]));
+          return Vec3<double>{dn, dt, 0.0};
+        },
+        MaxOp{}, Vec3<double>{0, 0, 0}, block_diagonal_);
+    const int* blocks_of = ptr(island_block_begin_);
+    const Vec3<double>* block_diagonal = ptr(block_diagonal_);
+    double *contact = ptr(diagonal_[int(QpPhase::contact)]), *friction = ptr(diagonal_[int(QpPhase::friction)]),
+           *both = ptr(diagonal_[int(QpPhase::both)]);
+    exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
+      Vec3<double> m{0, 0, 0};
+      for (int b = blocks_of[i]; b < blocks_of[i + 1]; ++b) m = MaxOp{}(m, block_diagonal[b]);
+      contact[i] = m.x;
+      friction[i] = m.y;
+      both[i] = max_of(m.x, m.y);
+    });
+  }
+
+  // Island scales 1 / max(|b|, b_floor) from the free (predictor) velocities.
+  void island_scales() {
+    const ProblemView<double> p = p_;
+    const int nt = nt_;
+    block_reduce(
+        all_,
+        [=] STAGGER_HD(int k) { return free_velocity_norm2(p, k, contact_velocity(p, k, p.v_pred, p.w_pred)); },
+        SumOp{}, 0.0, block_value_);
+    const int* blocks_of = ptr(island_block_begin_);
+    const double* block_value = ptr(block_value_);
+    double* scale = ptr(scale_);
+    exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
+      double sum = 0;
+      for (int b = blocks_of[i]; b < blocks_of[i + 1]; ++b) sum += block_value[b];
+      int rows = (p.island_contact_begin[i + 1] - p.island_contact_begin[i]) * (1 + nt);
+      scale[i] = 1.0 / max_of(sqrt_of(sum), kFreeVelocityFloor * sqrt_of(double(rows)));
+    });
+  }
+
+  // Warm start, projected: alpha >= 0, beta in its friction set for that alpha; and the previous
+  // step's Lipschitz estimates.
+  void warm_start(const ContactProblem& problem) {
+    if (!problem.alpha_warm.empty()) Exec::upload(problem.alpha_warm, cur_.alpha);
+    if (!problem.beta_warm.empty()) Exec::upload(problem.beta_warm, cur_.beta);
+    const ProblemView<double> p = p_;
+    double *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);
+    for_contacts(all_, [=] STAGGER_HD(int k) {
+      double a, b[kMaxFacets];
+      load_unknowns(p, k, ca, cb, a, b);
+      project_phase(p, k, QpPhase::contact, a, b);
+      project_phase(p, k, QpPhase::friction, a, b);
+      store_unknowns(p, k, a, b, ca, cb);
+    });
+    const int ni = problem.num_islands();
+    std::vector<double> contact(ni, 0.0), friction(ni, 0.0);
+    for (int i = 0; i < ni; ++i) {
+      if (i < int(problem.lipschitz_hint_contact.size())) contact[i] = problem.lipschitz_hint_contact[i];
+      if (i < int(problem.lipschitz_hint_friction.size())) friction[i] = problem.lipschitz_hint_friction[i];
+    }
+    Exec::upload(contact, lipschitz_contact_);
+    Exec::upload(friction, lipschitz_friction_);
+  }
+
+  void trace(const SolveControls& c, int iteration) {
+    if (c.trace_min_contacts <= 0) return;
+    std::vector<double> error, tau, lc, lf;
+    std::vector<IslandStats> stats;
+    std::vector<int> outer;
+    Exec::download(error_, error);
+    Exec::download(tau_, tau);
+    Exec::download(lipschitz_contact_, lc);
+    Exec::download(lipschitz_friction_, lf);
+    Exec::download(stats_, stats);
+    Exec::download(outer_, outer);
+    for (int i = 0; i < p_.num_islands; ++i) {
+      int contacts = island_contact_begin_host_[i + 1] - island_contact_begin_host_[i];
+      if (contacts < c.trace_min_contacts || (!outer[i] && iteration != stats[i].outer_iterations)) continue;
+      std::fprintf(stderr, "  island %d (%d contacts) outer %d: error %.3e  tau %.2e  inner total %d  L %.3g/%.3g%s\n",
+                   i, contacts, iteration, error[i], tau[i], stats[i].inner_iterations, lc[i], lf[i],
+                   outer[i] ? "" : "  (done)");
+    }
+  }
+
+  SolveResult solve(const ContactProblem& problem, const SolverSettings& settings, const SolveControls& controls) {
+    resize(problem);
+    p_ = exec.view(problem);
+    build_blocks(problem);
+    delassus_diagonals();
+    island_scales();
+    warm_start(problem);
+    switch (settings.method) {
+      case Method::staggered: solve_staggered(settings, controls); break;
+      case Method::ccp: solve_ccp(settings); break;
+      case Method::successive_relaxation: solve_successive_relaxation(settings); break;
+    }
+    velocities(cur_, all_);
+    SolveResult result;
+    Exec::download(cur_.alpha, result.alpha);
+    Exec::download(cur_.beta, result.beta);
+    Exec::download(v_, result.v);
+    Exec::download(w_, result.w);
+    Exec::download(stats_, result.islands);
+    // The next step starts from the largest L this step accepted, not from the last (relaxed) one:
+    // a start below what the problem needs costs a full product per doubling (measured: 16% slower
+    // pours).
+    Exec::download(peak_contact_, result.lipschitz_contact);
+    Exec::download(peak_friction_, result.lipschitz_friction);
+    return result;
+  }
+};
+
+}  // namespace stagger
