@@ -68,6 +68,19 @@ struct CpuExec {
         num_contacts);
   }
 
+  // out[i] = op-reduction of values[b] over island i's blocks [blocks_of[i], blocks_of[i + 1]), for
+  // masked islands (in block order from `identity`; the GPU reduces them with one warp per island).
+  template <class R, class Op>
+  void island_reduce(int num_islands, const int* blocks_of, const int* mask, const R* values, Op op, R identity,
+                     R* out) {
+    parallel_for(num_islands, [&](int i) {
+      if (!mask[i]) return;
+      R sum = identity;
+      for (int b = blocks_of[i]; b < blocks_of[i + 1]; ++b) sum = op(sum, values[b]);
+      out[i] = sum;
+    });
+  }
+
   bool any(const Array<int>& flags, int n) { return std::any_of(flags.begin(), flags.begin() + n, [](int f) { return f != 0; }); }
 };
 

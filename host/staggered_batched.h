@@ -56,9 +56,10 @@ struct StaggeredBatched {
   Unknowns cur_, best_, x_, y_, xp_, gx_, gy_, gxp_, xbest_;
   Array<Vec3<double>> impulse_, v_, w_;
   Array<double> shift_;  // successive relaxation's normal shift per contact
-  Array<ApgdTerms<double>> block_terms_;
-  Array<double> block_value_;
-  Array<Vec3<double>> block_diagonal_;
+  // Per-block partial sums and their per-island totals.
+  Array<ApgdTerms<double>> block_terms_, island_terms_;
+  Array<double> block_value_, island_value_;
+  Array<Vec3<double>> block_diagonal_, island_diagonal_;
   Array<ApgdIsland<double>> apgd_;
   Array<double> scale_, error_, best_error_, tau_, lipschitz_contact_, lipschitz_friction_;
   Array<double> peak_contact_, peak_friction_;  // per island: the largest L accepted this step (next step's hint)
@@ -78,6 +79,11 @@ struct StaggeredBatched {
   void block_reduce(Array<int>& mask, F f, Op op, R identity, Array<R>& out) {
     exec.block_reduce(ptr(blocks_), num_blocks(), ptr(mask), p_.num_contacts, f, op, identity, ptr(out));
   }
+  // Per masked island, the reduction of its blocks' values.
+  template <class R, class Op>
+  void island_reduce(Array<int>& mask, Array<R>& block_values, Op op, R identity, Array<R>& out) {
+    exec.island_reduce(p_.num_islands, ptr(island_block_begin_), ptr(mask), ptr(block_values), op, identity, ptr(out));
+  }
 
   void resize(const ContactProblem& problem) {
     const int nc = problem.num_contacts(), nb = problem.num_bodies(), ni = problem.num_islands();
@@ -92,6 +98,9 @@ struct StaggeredBatched {
     Exec::fill(w_, nb, zero);
     Exec::fill(shift_, nc, 0.0);
     Exec::fill(apgd_, ni, ApgdIsland<double>{});
+    Exec::fill(island_terms_, ni, ApgdTerms<double>{0, 0, 0, 0});
+    Exec::fill(island_value_, ni, 0.0);
+    Exec::fill(island_diagonal_, ni, zero);
     for (Array<double>* v : {&scale_, &error_, &best_error_, &tau_, &lipschitz_contact_, &lipschitz_friction_,
                              &peak_contact_, &peak_friction_})
       Exec::fill(*v, ni, 0.0);
@@ -166,16 +175,12 @@ struct StaggeredBatched {
           return natural_map_residual2(p, k, ca, cb, contact_velocity(p, k, v, w), /*coulomb=*/true);
         },
         SumOp{}, 0.0, block_value_);
+    island_reduce(mask, block_value_, SumOp{}, 0.0, island_value_);
     const int* m = ptr(mask);
-    const int* blocks_of = ptr(island_block_begin_);
-    const double* block_value = ptr(block_value_);
-    const double* scale = ptr(scale_);
+    const double *sum = ptr(island_value_), *scale = ptr(scale_);
     double* error = ptr(error_);
     exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
-      if (!m[i]) return;
-      double sum = 0;
-      for (int b = blocks_of[i]; b < blocks_of[i + 1]; ++b) sum += block_value[b];
-      error[i] = sqrt_of(sum) * scale[i];
+      if (m[i]) error[i] = sqrt_of(sum[i]) * scale[i];
     });
   }
 
@@ -192,7 +197,6 @@ struct StaggeredBatched {
     Vec3<double>* impulse = ptr(impulse_);
     const Vec3<double>*v = ptr(v_), *w = ptr(w_);
     ApgdIsland<double>* apgd = ptr(apgd_);
-    const int* blocks_of = ptr(island_block_begin_);
     const int* run_mask = ptr(run);
 
     // Start point: the current unknowns projected onto this phase's set; x = y = x+ = best, and
@@ -217,23 +221,22 @@ struct StaggeredBatched {
           return projected_gradient_residual(p, k, phase, xa, xb, gxa, gxb);
         },
         SumOp{}, 0.0, block_value_);
+    island_reduce(run, block_value_, SumOp{}, 0.0, island_value_);
     double* lipschitz = ptr(phase == QpPhase::friction ? lipschitz_friction_ : lipschitz_contact_);
     double* peak = ptr(phase == QpPhase::friction ? peak_friction_ : peak_contact_);
     const double* diagonal = ptr(diagonal_[int(phase)]);
-    const double *tau = ptr(tau_), *scale = ptr(scale_), *block_value = ptr(block_value_);
+    const double *tau = ptr(tau_), *scale = ptr(scale_), *r2 = ptr(island_value_);
     const double tiny = std::numeric_limits<double>::min();
     exec.for_each(ni, [=] STAGGER_HD(int i) {
       ApgdIsland<double>& s = apgd[i];
       s = ApgdIsland<double>{};
       if (!run_mask[i]) return;
-      double r2 = 0;
-      for (int b = blocks_of[i]; b < blocks_of[i + 1]; ++b) r2 += block_value[b];
       // L is at least the largest diagonal entry of the island's Delassus block; the previous
       // estimate (from this step's earlier passes or the previous step) is usually closer.
       s.lipschitz = max_of(max_of(lipschitz[i], diagonal[i]), tiny);
       s.tolerance = tau[i];
       s.scale = scale[i];
-      s.best_residual = sqrt_of(r2) * s.scale;
+      s.best_residual = sqrt_of(r2[i]) * s.scale;
       s.active = s.best_residual > s.tolerance ? 1 : 0;
     });
 
@@ -243,7 +246,7 @@ struct StaggeredBatched {
     // "all done" only every few iterations.
     int* touched = ptr(touched_);
     int* active = ptr(active_);
-    ApgdTerms<double>* block_terms = ptr(block_terms_);
+    const ApgdTerms<double>* terms = ptr(island_terms_);
     for (int iteration = 0;; ++iteration) {
       exec.for_each(ni, [=] STAGGER_HD(int i) {
         touched[i] = apgd[i].active || apgd[i].accepted;
@@ -273,14 +276,13 @@ struct StaggeredBatched {
             return apgd_terms(p, k, phase, xa, xb, ya, yb, xpa, xpb, gya, gyb, gxpa, gxpb);
           },
           SumOp{}, ApgdTerms<double>{0, 0, 0, 0}, block_terms_);
+      island_reduce(active_, block_terms_, SumOp{}, ApgdTerms<double>{0, 0, 0, 0}, island_terms_);
       exec.for_each(ni, [=] STAGGER_HD(int i) {
-        if (!active[i]) {
+        if (active[i]) {
+          apgd_control(apgd[i], terms[i], max_iterations);
+        } else {
           apgd[i].accepted = apgd[i].improved = 0;
-          return;
         }
-        ApgdTerms<double> sum{0, 0, 0, 0};
-        for (int b = blocks_of[i]; b < blocks_of[i + 1]; ++b) sum = sum + block_terms[b];
-        apgd_control(apgd[i], sum, max_iterations);
       });
     }
     IslandStats* stats = ptr(stats_);
@@ -427,13 +429,12 @@ struct StaggeredBatched {
           return Vec3<double>{dn, dt, 0.0};
         },
         MaxOp{}, Vec3<double>{0, 0, 0}, block_diagonal_);
-    const int* blocks_of = ptr(island_block_begin_);
-    const Vec3<double>* block_diagonal = ptr(block_diagonal_);
+    island_reduce(all_, block_diagonal_, MaxOp{}, Vec3<double>{0, 0, 0}, island_diagonal_);
+    const Vec3<double>* island_diagonal = ptr(island_diagonal_);
     double *contact = ptr(diagonal_[int(QpPhase::contact)]), *friction = ptr(diagonal_[int(QpPhase::friction)]),
            *both = ptr(diagonal_[int(QpPhase::both)]);
     exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
-      Vec3<double> m{0, 0, 0};
-      for (int b = blocks_of[i]; b < blocks_of[i + 1]; ++b) m = MaxOp{}(m, block_diagonal[b]);
+      const Vec3<double> m = island_diagonal[i];
       contact[i] = m.x;
       friction[i] = m.y;
       both[i] = max_of(m.x, m.y);
@@ -448,14 +449,12 @@ struct StaggeredBatched {
         all_,
         [=] STAGGER_HD(int k) { return free_velocity_norm2(p, k, contact_velocity(p, k, p.v_pred, p.w_pred)); },
         SumOp{}, 0.0, block_value_);
-    const int* blocks_of = ptr(island_block_begin_);
-    const double* block_value = ptr(block_value_);
+    island_reduce(all_, block_value_, SumOp{}, 0.0, island_value_);
+    const double* sum = ptr(island_value_);
     double* scale = ptr(scale_);
     exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
-      double sum = 0;
-      for (int b = blocks_of[i]; b < blocks_of[i + 1]; ++b) sum += block_value[b];
       int rows = (p.island_contact_begin[i + 1] - p.island_contact_begin[i]) * (1 + nt);
-      scale[i] = 1.0 / max_of(sqrt_of(sum), kFreeVelocityFloor * sqrt_of(double(rows)));
+      scale[i] = 1.0 / max_of(sqrt_of(sum[i]), kFreeVelocityFloor * sqrt_of(double(rows)));
     });
   }
 

@@ -11,6 +11,7 @@
 #include <thrust/logical.h>
 
 #include <cub/block/block_reduce.cuh>
+#include <cub/warp/warp_reduce.cuh>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -53,6 +54,23 @@ __global__ void block_reduce_kernel(const ContactBlock* blocks, const int* mask,
   R value = k < blk.end ? f(k) : identity;
   R total = Reduce(storage).Reduce(value, op);
   if (threadIdx.x == 0) out[blockIdx.x] = total;
+}
+
+// One warp per island: its lanes stride over the island's blocks, then a warp reduction (a fixed
+// order for a given island size). A warp per island suits both the many islands of a pile (a
+// thread block per island would idle) and one island of thousands of blocks (a thread would be slow).
+template <class R, class Op>
+__global__ void island_reduce_kernel(int num_islands, const int* blocks_of, const int* mask, const R* values, Op op,
+                                     R identity, R* out) {
+  using Reduce = cub::WarpReduce<R>;
+  __shared__ typename Reduce::TempStorage storage[kThreads / 32];
+  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+  const int i = int(blockIdx.x) * (kThreads / 32) + warp;
+  if (i >= num_islands || !mask[i]) return;  // uniform over the warp
+  R sum = identity;
+  for (int b = blocks_of[i] + lane; b < blocks_of[i + 1]; b += 32) sum = op(sum, values[b]);
+  R total = Reduce(storage[warp]).Reduce(sum, op);
+  if (lane == 0) out[i] = total;
 }
 
 struct NonZero {
@@ -111,6 +129,16 @@ struct CudaExec {
     if (num_blocks <= 0) return;
     cuda_exec::block_reduce_kernel<<<num_blocks, kSolveBlockSize>>>(blocks, mask, f, op, identity, out);
     check("block_reduce launch");
+  }
+
+  template <class R, class Op>
+  void island_reduce(int num_islands, const int* blocks_of, const int* mask, const R* values, Op op, R identity,
+                     R* out) {
+    if (num_islands <= 0) return;
+    const int islands_per_block = cuda_exec::kThreads / 32;
+    cuda_exec::island_reduce_kernel<<<(num_islands + islands_per_block - 1) / islands_per_block, cuda_exec::kThreads>>>(
+        num_islands, blocks_of, mask, values, op, identity, out);
+    check("island_reduce launch");
   }
 
   bool any(const Array<int>& flags, int n) {
