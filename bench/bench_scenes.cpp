@@ -2,7 +2,7 @@
 // per (scene, backend) with the machine, commit, build type and date, so results can be committed
 // and diffed. Optionally writes a per-step time series.
 //
-//   stagger_bench --scene FILE [--scene FILE...] [--backend cpu|reference ...] [--steps N]
+//   stagger_bench --scene FILE [--scene FILE...] [--backend cpu|cuda|reference ...] [--steps N]
 //                 [--out results.csv] [--series DIR] [--threads N]
 #include <unistd.h>
 
@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include "backend.h"
 #include "world.h"
 
 using namespace stagger;
@@ -55,7 +56,7 @@ const char* kHeader =
     "body_steps_per_second,sim_body_seconds_per_wall_second,contacts_mean,islands_mean,outer_iterations_mean,"
     "inner_iterations_per_step,contact_iterations_per_second,broadphase_ms,narrowphase_ms,islands_ms,solve_ms,"
     "integrate_ms,converged_fraction,max_penetration,signorini_violation_max,cone_violation_max,"
-    "natural_map_error_max,natural_map_error_mean\n";
+    "natural_map_error_max,natural_map_error_mean,device_memory_mb,device_bytes_per_contact\n";
 
 }  // namespace
 
@@ -66,7 +67,7 @@ int main(int argc, char** argv) {
   std::string out_csv, series_dir;
   int threads = 0;
   app.add_option("--scene", scenes, "scene files")->required();
-  app.add_option("--backend", backends, "cpu (batched) and/or reference");
+  app.add_option("--backend", backends, "cpu (batched), cuda and/or reference");
   app.add_option("--steps", steps, "steps per run (default: the scene's)");
   app.add_option("--out", out_csv, "CSV file to append to (created with a header)");
   app.add_option("--series", series_dir, "directory for per-step CSV time series");
@@ -100,11 +101,21 @@ int main(int argc, char** argv) {
     if (steps > 0) scene.steps = steps;
     for (const std::string& backend : backends) {
       WorldOptions options;
-      if (backend == "reference") options.backend = SolverBackend::reference;
-      else if (backend != "cpu") {
-        std::fprintf(stderr, "error: --backend: unknown backend \"%s\" (expected cpu or reference)\n", backend.c_str());
+      if (backend == "reference") {
+        options.backend = SolverBackend::reference;
+      } else if (backend == "cuda") {
+        if (!cuda_device_available()) {
+          std::fprintf(stderr, "error: --backend cuda: %s\n", cuda_unavailable_reason().c_str());
+          return 2;
+        }
+        options.backend = SolverBackend::cuda;
+      } else if (backend != "cpu") {
+        std::fprintf(stderr, "error: --backend: unknown backend \"%s\" (expected cpu, cuda or reference)\n",
+                     backend.c_str());
         return 2;
       }
+      const long long memory_before = options.backend == SolverBackend::cuda ? cuda_memory_used() : -1;
+      double contacts_max = 0;
       World world(scene, options);
       std::ofstream series;
       if (!series_dir.empty()) {
@@ -122,6 +133,7 @@ int main(int argc, char** argv) {
         double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         const StepReport& r = world.last_step();
         contacts += r.contacts;
+        contacts_max = std::max(contacts_max, double(r.contacts));
         islands += r.islands;
         inner += double(r.inner_iterations);
         work += r.contact_iterations;
@@ -140,17 +152,24 @@ int main(int argc, char** argv) {
                                 r.quality.natural_map_error);
       }
       double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      // Device memory the run holds at its end (the solver's arrays only grow): against the largest
+      // contact count, the figure BENCHMARKS.md bounds (empty on the CPU backends).
+      std::string memory = ",";
+      if (memory_before >= 0) {
+        const double held = double(cuda_memory_used() - memory_before);
+        memory = fmt::format("{:.1f},{:.0f}", held / (1 << 20), contacts_max > 0 ? held / contacts_max : 0.0);
+      }
       const double n = double(scene.steps), bodies = world.bodies().size();
       const auto& st = world.stage_seconds();
       std::string row = fmt::format(
           "{},{}{},{},{},{},{},{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.4g},{:.4g},{:.6g},{:.6g},"
-          "{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g}\n",
+          "{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{}\n",
           date, commit, dirty.empty() ? "" : "-dirty", STAGGER_BUILD_TYPE, csv_field(host), csv_field(cpu_model()), omp_get_max_threads(),
           scene.name, world.bodies().size(), backend, scene.steps, scene.time_step, wall, n / wall, bodies * n / wall,
           bodies * n * scene.time_step / wall, contacts / n, islands / n, solves > 0 ? outer / solves : 0.0, inner / n,
           work / wall, 1e3 * st[kBroadphase] / n, 1e3 * st[kNarrowphase] / n, 1e3 * st[kIslands] / n,
           1e3 * st[kSolve] / n, 1e3 * st[kIntegrate] / n, converged / n, std::max(max_pen, worst.penetration_after),
-          worst.signorini_violation, worst.cone_violation, worst.natural_map_error, nm_sum / n);
+          worst.signorini_violation, worst.cone_violation, worst.natural_map_error, nm_sum / n, memory);
       std::fputs(row.c_str(), stdout);
       std::fflush(stdout);
       if (csv.is_open()) {

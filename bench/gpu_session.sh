@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on a lent GPU machine (device tool): build with CUDA for sm_90, run every test (the GPU
-# ones included), benchmark the batched CPU backend on the host's cores, and measure its thread
-# scaling. The machine has no package registry: the Debian -dev packages travel as .deb files in
+# ones included), benchmark the CUDA backend next to the batched CPU backend on the host's cores,
+# and measure the CPU backend's thread scaling. The machine has no package registry: the Debian -dev packages travel as .deb files in
 # .deps/debs (apt-get download ...) and are unpacked into a private prefix. Results go to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -32,6 +32,12 @@ log "tests"
 (cd build-gpu && ./tests/stagger_tests --success "[cuda]" > "$out/cuda_tests.log" 2>&1; tail -4 "$out/cuda_tests.log")
 ctest --test-dir build-gpu --output-on-failure -j 8 > "$out/ctest.log" 2>&1
 tail -4 "$out/ctest.log"
+
+log "benchmark: CUDA backend next to the batched CPU backend (bench/run_cuda.sh)"
+BUILD=build-gpu timeout 420 bench/run_cuda.sh 2>&1 | cut -d, -f7,9,13,20,24,32,33 | tee -a "$out/session.log"
+
+log "one inner iteration on the GPU: time and bandwidth"
+build-gpu/stagger_cuda_iteration bench/scenes/spheres_resting_100k.json --steps 2 2>&1 | tee -a "$out/session.log" | tail -5
 
 log "benchmark: batched CPU backend on $(nproc) cores"
 BUILD=build-gpu MACHINE="${MACHINE:-h100host-$(nproc)core}" BACKENDS=cpu timeout 330 bench/run_cpu.sh 2>&1 | cut -d, -f7,9,13 | tee -a "$out/session.log"

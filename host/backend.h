@@ -9,5 +9,7 @@ namespace stagger {
 bool cuda_device_available();
 // Why `--backend cuda` cannot run here, in words for an error message.
 std::string cuda_unavailable_reason();
+// Bytes in use on the CUDA device (all processes), or -1 without one: benchmarks take differences.
+long long cuda_memory_used();
 
 }  // namespace stagger

@@ -16,4 +16,10 @@ int cuda_device_count(std::string* why) {
   return count;
 }
 
+long long cuda_device_memory_used() {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return -1;
+  return static_cast<long long>(total_bytes - free_bytes);
+}
+
 }  // namespace stagger

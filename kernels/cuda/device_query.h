@@ -9,4 +9,7 @@ namespace stagger {
 // the runtime answered, if why is given).
 int cuda_device_count(std::string* why = nullptr);
 
+// Bytes in use on the current device (by every process), or -1 when it cannot be asked.
+long long cuda_device_memory_used();
+
 }  // namespace stagger
