@@ -72,6 +72,8 @@ int main(int argc, char** argv) {
   app.add_option("--out", out_csv, "CSV file to append to (created with a header)");
   app.add_option("--series", series_dir, "directory for per-step CSV time series");
   app.add_option("--threads", threads, "OpenMP threads");
+  std::string precision = "double";
+  app.add_option("--precision", precision, "double | float (batched backends)")->check(CLI::IsMember({"double", "float"}));
   CLI11_PARSE(app, argc, argv);
   if (threads > 0) omp_set_num_threads(threads);
 
@@ -116,11 +118,14 @@ int main(int argc, char** argv) {
       }
       const long long memory_before = options.backend == SolverBackend::cuda ? cuda_memory_used() : -1;
       double contacts_max = 0;
+      const bool single = precision == "float" && backend != "reference";
+      if (single) options.controls.precision = Precision::f32;
+      const std::string label = single ? backend + "_f32" : backend;  // the CSV's backend column
       World world(scene, options);
       std::ofstream series;
       if (!series_dir.empty()) {
         fs::create_directories(series_dir);
-        series.open(fs::path(series_dir) / fmt::format("{}_{}.csv", scene.name, backend));
+        series.open(fs::path(series_dir) / fmt::format("{}_{}.csv", scene.name, label));
         series << "step,time,wall_ms,contacts,islands,outer_iterations_max,inner_iterations,converged,natural_map_error\n";
       }
       double contacts = 0, islands = 0, inner = 0, outer = 0, solves = 0, converged = 0, max_pen = 0, work = 0;
@@ -165,7 +170,7 @@ int main(int argc, char** argv) {
           "{},{}{},{},{},{},{},{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.4g},{:.4g},{:.6g},{:.6g},"
           "{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{}\n",
           date, commit, dirty.empty() ? "" : "-dirty", STAGGER_BUILD_TYPE, csv_field(host), csv_field(cpu_model()), omp_get_max_threads(),
-          scene.name, world.bodies().size(), backend, scene.steps, scene.time_step, wall, n / wall, bodies * n / wall,
+          scene.name, world.bodies().size(), label, scene.steps, scene.time_step, wall, n / wall, bodies * n / wall,
           bodies * n * scene.time_step / wall, contacts / n, islands / n, solves > 0 ? outer / solves : 0.0, inner / n,
           work / wall, 1e3 * st[kBroadphase] / n, 1e3 * st[kNarrowphase] / n, 1e3 * st[kIslands] / n,
           1e3 * st[kSolve] / n, 1e3 * st[kIntegrate] / n, converged / n, std::max(max_pen, worst.penetration_after),

@@ -62,9 +62,14 @@ struct SolveResult {
   std::vector<double> lipschitz_contact, lipschitz_friction;  // per island, for the next step's hints
 };
 
+// The real type the batched backends iterate in (the problem is built and the result returned in
+// double either way; the reference is always double).
+enum class Precision { f64, f32 };
+
 // How a backend runs the outer loop; the defaults are SOLVER.md. Tests switch off the adaptive inner
 // tolerance to study the exact-projection variant of the thesis.
 struct SolveControls {
+  Precision precision = Precision::f64;
   bool adaptive_inner_tolerance = true;
   // Print each outer iteration of islands with at least this many contacts to stderr (0: off).
   // `stagger run` sets it from the STAGGER_TRACE environment variable.

@@ -19,6 +19,7 @@ struct CpuExec {
   // How many APGD iterations run between checks of "is any island still iterating" (a check is
   // free here; on a GPU it is a round trip to the host).
   static constexpr int kLoopCheckInterval = 1;
+  static constexpr bool kHostMemory = true;  // a double solve reads the host problem in place
 
   template <class T>
   static T* ptr(Array<T>& a) { return a.data(); }
@@ -30,9 +31,6 @@ struct CpuExec {
   static void upload(const std::vector<T>& host, Array<T>& a) { a = host; }
   template <class T>
   static void download(const Array<T>& a, std::vector<T>& host) { host = a; }
-
-  // The problem in place: nothing to copy on the host.
-  ProblemView<double> view(const ContactProblem& problem) { return problem.view(); }
 
   // f(i) for i in [0, n).
   template <class F>

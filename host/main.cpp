@@ -15,6 +15,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option("scene", run.scene_file, "scene file (JSON); optional with --resume");
   run_cmd->add_option("--out", run.out_dir, "output directory (default: out/<scene name>)");
   run_cmd->add_option("--backend", run.backend, "auto | cpu | cuda | reference (the Eigen oracle)");
+  run_cmd->add_option("--precision", run.precision,
+                      "double | float: the real type of the batched backends' iterations (default double)")
+      ->check(CLI::IsMember({"double", "float"}));
   run_cmd->add_option("--steps", run.steps, "number of steps (overrides the scene's duration or steps)")
       ->check(CLI::Range(std::int64_t(0), std::int64_t(1'000'000'000'000)));
   run_cmd->add_option("--threads", run.threads, "OpenMP threads (default: all cores)")->check(CLI::Range(1, 4096));

@@ -138,6 +138,13 @@ int run_command(const RunOptions& options) {
                  options.backend.c_str());
     return 2;
   }
+  if (options.precision == "float") {
+    if (world_options.backend == SolverBackend::reference) {
+      std::fprintf(stderr, "error: --precision float: the reference backend solves in double only\n");
+      return 2;
+    }
+    world_options.controls.precision = Precision::f32;
+  }
   if (options.threads > 0) omp_set_num_threads(options.threads);
 
   // Output directory: --out, else beside the checkpoint being resumed, else out/<scene name>.

@@ -11,6 +11,7 @@ struct RunOptions {
   std::string scene_file;
   std::string out_dir;                 // empty: out/<scene name>
   std::string backend = "auto";        // auto | cpu | cuda | reference
+  std::string precision = "double";    // double | float: the batched backends' iterations
   std::optional<std::int64_t> steps;   // overrides the scene's duration/steps
   int threads = 0;                     // 0: OpenMP default
   bool quiet = false;                  // no progress line

@@ -122,6 +122,7 @@ nlohmann::json summary_json(const World& world, const RunRecord& record, double 
   j["steps_per_second"] = total_wall > 0 ? double(record.steps) / total_wall : 0.0;
   if (record.resumed_at_step >= 0) j["resumed_at_step"] = record.resumed_at_step;
   j["backend"] = backend;
+  j["precision"] = world.options().controls.precision == Precision::f32 ? "float" : "double";
   j["threads"] = omp_get_max_threads();
   const char* methods[] = {"staggered", "ccp", "successive_relaxation"};
   j["method"] = methods[int(s.solver.method)];

@@ -12,11 +12,13 @@
 
 #include <cstdio>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "contact_block.h"
 #include "contact_problem.h"
 #include "kernels/apgd.h"
+#include "problem_arrays.h"
 #include "kernels/delassus.h"
 #include "kernels/natural_map.h"
 
@@ -31,44 +33,53 @@ struct SumOp {
   STAGGER_HD STAGGER_INLINE R operator()(R a, R b) const { return a + b; }
 };
 struct MaxOp {
-  STAGGER_HD STAGGER_INLINE Vec3<double> operator()(Vec3<double> a, Vec3<double> b) const {
+  template <class T>
+  STAGGER_HD STAGGER_INLINE Vec3<T> operator()(Vec3<T> a, Vec3<T> b) const {
     return {max_of(a.x, b.x), max_of(a.y, b.y), max_of(a.z, b.z)};
   }
 };
 
-template <class Exec>
+template <class Exec, class T = double>
 struct StaggeredBatched {
-  template <class T>
-  using Array = typename Exec::template Array<T>;
+  template <class U>
+  using Array = typename Exec::template Array<U>;
   struct Unknowns {
-    Array<double> alpha, beta;
+    Array<T> alpha, beta;
   };
-  template <class T>
-  static T* ptr(Array<T>& a) { return Exec::ptr(a); }
+  template <class U>
+  static U* ptr(Array<U>& a) { return Exec::ptr(a); }
 
   Exec exec;
-  ProblemView<double> p_;  // points at the executor's memory
+  ProblemArrays<Exec, T> problem_;  // the problem in the executor's memory at type T
+  ProblemView<T> p_;                // points at problem_, or at the host problem itself
   int nt_ = 2;
   std::vector<ContactBlock> blocks_host_;
   std::vector<int> island_contact_begin_host_;
   Array<ContactBlock> blocks_;
   Array<int> island_block_begin_;
   Unknowns cur_, best_, x_, y_, xp_, gx_, gy_, gxp_, xbest_;
-  Array<Vec3<double>> impulse_, v_, w_;
-  Array<double> shift_;  // successive relaxation's normal shift per contact
+  Array<Vec3<T>> impulse_, v_, w_;
+  Array<T> shift_;  // successive relaxation's normal shift per contact
   // Per-block partial sums and their per-island totals.
-  Array<ApgdTerms<double>> block_terms_, island_terms_;
-  Array<double> block_value_, island_value_;
-  Array<Vec3<double>> block_diagonal_, island_diagonal_;
-  Array<ApgdIsland<double>> apgd_;
-  Array<double> scale_, error_, best_error_, tau_, lipschitz_contact_, lipschitz_friction_;
-  Array<double> peak_contact_, peak_friction_;  // per island: the largest L accepted this step (next step's hint)
-  Array<double> diagonal_[3];                    // per QpPhase and island: largest diagonal entry of W
+  Array<ApgdTerms<T>> block_terms_, island_terms_;
+  Array<T> block_value_, island_value_;
+  Array<Vec3<T>> block_diagonal_, island_diagonal_;
+  Array<ApgdIsland<T>> apgd_;
+  Array<T> scale_, error_, best_error_, tau_, lipschitz_contact_, lipschitz_friction_;
+  Array<T> peak_contact_, peak_friction_;  // per island: the largest L accepted this step (next step's hint)
+  Array<T> diagonal_[3];                    // per QpPhase and island: largest diagonal entry of W
   // Island masks: all, still in the outer loop, touched by this APGD pass, iterating, improved.
   Array<int> all_, outer_, touched_, active_, improved_;
   Array<IslandStats> stats_;
 
   int num_blocks() const { return int(blocks_host_.size()); }
+
+  ProblemView<T> load_problem(const ContactProblem& problem) {
+    if constexpr (Exec::kHostMemory && std::is_same_v<T, double>)
+      return problem.view();  // nothing to copy
+    else
+      return problem_.load(problem);
+  }
 
   // --- launches over the contacts of masked islands ------------------------------------------
   template <class F>
@@ -89,22 +100,22 @@ struct StaggeredBatched {
     const int nc = problem.num_contacts(), nb = problem.num_bodies(), ni = problem.num_islands();
     nt_ = problem.friction_dims;
     for (Unknowns* u : {&cur_, &best_, &x_, &y_, &xp_, &gx_, &gy_, &gxp_, &xbest_}) {
-      Exec::fill(u->alpha, nc, 0.0);
-      Exec::fill(u->beta, size_t(nc) * nt_, 0.0);
+      Exec::fill(u->alpha, nc, T(0));
+      Exec::fill(u->beta, size_t(nc) * nt_, T(0));
     }
-    const Vec3<double> zero{0, 0, 0};
+    const Vec3<T> zero{0, 0, 0};
     Exec::fill(impulse_, nc, zero);
     Exec::fill(v_, nb, zero);
     Exec::fill(w_, nb, zero);
-    Exec::fill(shift_, nc, 0.0);
-    Exec::fill(apgd_, ni, ApgdIsland<double>{});
-    Exec::fill(island_terms_, ni, ApgdTerms<double>{0, 0, 0, 0});
-    Exec::fill(island_value_, ni, 0.0);
+    Exec::fill(shift_, nc, T(0));
+    Exec::fill(apgd_, ni, ApgdIsland<T>{});
+    Exec::fill(island_terms_, ni, ApgdTerms<T>{0, 0, 0, 0});
+    Exec::fill(island_value_, ni, T(0));
     Exec::fill(island_diagonal_, ni, zero);
-    for (Array<double>* v : {&scale_, &error_, &best_error_, &tau_, &lipschitz_contact_, &lipschitz_friction_,
+    for (Array<T>* v : {&scale_, &error_, &best_error_, &tau_, &lipschitz_contact_, &lipschitz_friction_,
                              &peak_contact_, &peak_friction_})
-      Exec::fill(*v, ni, 0.0);
-    for (Array<double>& d : diagonal_) Exec::fill(d, ni, 0.0);
+      Exec::fill(*v, ni, T(0));
+    for (Array<T>& d : diagonal_) Exec::fill(d, ni, T(0));
     Exec::fill(all_, ni, 1);
     for (Array<int>* v : {&outer_, &touched_, &active_, &improved_}) Exec::fill(*v, ni, 0);
     Exec::fill(stats_, ni, IslandStats{});
@@ -124,29 +135,29 @@ struct StaggeredBatched {
     island_contact_begin_host_ = problem.island_contact_begin;
     Exec::upload(blocks_host_, blocks_);
     Exec::upload(island_block_begin, island_block_begin_);
-    Exec::fill(block_terms_, blocks_host_.size(), ApgdTerms<double>{0, 0, 0, 0});
-    Exec::fill(block_value_, blocks_host_.size(), 0.0);
-    Exec::fill(block_diagonal_, blocks_host_.size(), Vec3<double>{0, 0, 0});
+    Exec::fill(block_terms_, blocks_host_.size(), ApgdTerms<T>{0, 0, 0, 0});
+    Exec::fill(block_value_, blocks_host_.size(), T(0));
+    Exec::fill(block_diagonal_, blocks_host_.size(), Vec3<T>{0, 0, 0});
   }
 
   // impulse_ = world impulses of the given unknowns' contacts, then u = u^p + M^-1 J^T gamma for
   // the bodies of masked islands.
   void velocities_from_impulses(Array<int>& mask) {
-    const ProblemView<double> p = p_;
+    const ProblemView<T> p = p_;
     const int* m = ptr(mask);
-    const Vec3<double>* impulse = ptr(impulse_);
-    Vec3<double>*v = ptr(v_), *w = ptr(w_);
+    const Vec3<T>* impulse = ptr(impulse_);
+    Vec3<T>*v = ptr(v_), *w = ptr(w_);
     exec.for_each(p.num_bodies, [=] STAGGER_HD(int s) {
       if (m[p.body_island[s]]) body_velocity_from_impulses(p, s, impulse, v[s], w[s]);
     });
   }
 
   void velocities(Unknowns& gamma, Array<int>& mask) {
-    const ProblemView<double> p = p_;
-    const double *ga = ptr(gamma.alpha), *gb = ptr(gamma.beta);
-    Vec3<double>* impulse = ptr(impulse_);
+    const ProblemView<T> p = p_;
+    const T *ga = ptr(gamma.alpha), *gb = ptr(gamma.beta);
+    Vec3<T>* impulse = ptr(impulse_);
     for_contacts(mask, [=] STAGGER_HD(int k) {
-      double a, b[kMaxFacets];
+      T a, b[kMaxFacets];
       load_unknowns(p, k, ga, gb, a, b);
       impulse[k] = world_impulse(p, k, a, b);
     });
@@ -155,8 +166,8 @@ struct StaggeredBatched {
 
   void copy_island_unknowns(Unknowns& from, Unknowns& to, Array<int>& mask) {
     const int nt = nt_;
-    const double *fa = ptr(from.alpha), *fb = ptr(from.beta);
-    double *ta = ptr(to.alpha), *tb = ptr(to.beta);
+    const T *fa = ptr(from.alpha), *fb = ptr(from.beta);
+    T *ta = ptr(to.alpha), *tb = ptr(to.beta);
     for_contacts(mask, [=] STAGGER_HD(int k) {
       ta[k] = fa[k];
       for (int j = k * nt; j < (k + 1) * nt; ++j) tb[j] = fb[j];
@@ -165,20 +176,20 @@ struct StaggeredBatched {
 
   // Natural-map (Coulomb) error of cur_ for masked islands, into error_[i]; leaves cur_'s velocities.
   void island_errors(Array<int>& mask) {
-    const ProblemView<double> p = p_;
+    const ProblemView<T> p = p_;
     velocities(cur_, mask);
-    const double *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);
-    const Vec3<double>*v = ptr(v_), *w = ptr(w_);
+    const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);
+    const Vec3<T>*v = ptr(v_), *w = ptr(w_);
     block_reduce(
         mask,
         [=] STAGGER_HD(int k) {
           return natural_map_residual2(p, k, ca, cb, contact_velocity(p, k, v, w), /*coulomb=*/true);
         },
-        SumOp{}, 0.0, block_value_);
-    island_reduce(mask, block_value_, SumOp{}, 0.0, island_value_);
+        SumOp{}, T(0), block_value_);
+    island_reduce(mask, block_value_, SumOp{}, T(0), island_value_);
     const int* m = ptr(mask);
-    const double *sum = ptr(island_value_), *scale = ptr(scale_);
-    double* error = ptr(error_);
+    const T *sum = ptr(island_value_), *scale = ptr(scale_);
+    T* error = ptr(error_);
     exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
       if (m[i]) error[i] = sqrt_of(sum[i]) * scale[i];
     });
@@ -186,23 +197,23 @@ struct StaggeredBatched {
 
   // One QP of `phase` on the islands with run[i] != 0, from cur_ to tolerance tau_[i]; result in cur_.
   void run_qp(QpPhase phase, Array<int>& run, int max_iterations) {
-    const ProblemView<double> p = p_;
+    const ProblemView<T> p = p_;
     const int nt = nt_, ni = p.num_islands;
     const bool alpha_moves = moves_alpha(phase), beta_moves = moves_beta(phase);
-    double *xa = ptr(x_.alpha), *xb = ptr(x_.beta), *ya = ptr(y_.alpha), *yb = ptr(y_.beta);
-    double *xpa = ptr(xp_.alpha), *xpb = ptr(xp_.beta), *xba = ptr(xbest_.alpha), *xbb = ptr(xbest_.beta);
-    double *gxa = ptr(gx_.alpha), *gxb = ptr(gx_.beta), *gya = ptr(gy_.alpha), *gyb = ptr(gy_.beta);
-    double *gxpa = ptr(gxp_.alpha), *gxpb = ptr(gxp_.beta);
-    const double *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta), *shift = ptr(shift_);
-    Vec3<double>* impulse = ptr(impulse_);
-    const Vec3<double>*v = ptr(v_), *w = ptr(w_);
-    ApgdIsland<double>* apgd = ptr(apgd_);
+    T *xa = ptr(x_.alpha), *xb = ptr(x_.beta), *ya = ptr(y_.alpha), *yb = ptr(y_.beta);
+    T *xpa = ptr(xp_.alpha), *xpb = ptr(xp_.beta), *xba = ptr(xbest_.alpha), *xbb = ptr(xbest_.beta);
+    T *gxa = ptr(gx_.alpha), *gxb = ptr(gx_.beta), *gya = ptr(gy_.alpha), *gyb = ptr(gy_.beta);
+    T *gxpa = ptr(gxp_.alpha), *gxpb = ptr(gxp_.beta);
+    const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta), *shift = ptr(shift_);
+    Vec3<T>* impulse = ptr(impulse_);
+    const Vec3<T>*v = ptr(v_), *w = ptr(w_);
+    ApgdIsland<T>* apgd = ptr(apgd_);
     const int* run_mask = ptr(run);
 
     // Start point: the current unknowns projected onto this phase's set; x = y = x+ = best, and
     // the gradient there (g(y) = g(x)).
     for_contacts(run, [=] STAGGER_HD(int k) {
-      double a, b[kMaxFacets];
+      T a, b[kMaxFacets];
       load_unknowns(p, k, ca, cb, a, b);
       project_phase(p, k, phase, a, b);
       store_unknowns(p, k, a, b, xa, xb);
@@ -220,16 +231,16 @@ struct StaggeredBatched {
           for (int j = k * nt; j < (k + 1) * nt; ++j) gyb[j] = gxb[j];
           return projected_gradient_residual(p, k, phase, xa, xb, gxa, gxb);
         },
-        SumOp{}, 0.0, block_value_);
-    island_reduce(run, block_value_, SumOp{}, 0.0, island_value_);
-    double* lipschitz = ptr(phase == QpPhase::friction ? lipschitz_friction_ : lipschitz_contact_);
-    double* peak = ptr(phase == QpPhase::friction ? peak_friction_ : peak_contact_);
-    const double* diagonal = ptr(diagonal_[int(phase)]);
-    const double *tau = ptr(tau_), *scale = ptr(scale_), *r2 = ptr(island_value_);
-    const double tiny = std::numeric_limits<double>::min();
+        SumOp{}, T(0), block_value_);
+    island_reduce(run, block_value_, SumOp{}, T(0), island_value_);
+    T* lipschitz = ptr(phase == QpPhase::friction ? lipschitz_friction_ : lipschitz_contact_);
+    T* peak = ptr(phase == QpPhase::friction ? peak_friction_ : peak_contact_);
+    const T* diagonal = ptr(diagonal_[int(phase)]);
+    const T *tau = ptr(tau_), *scale = ptr(scale_), *r2 = ptr(island_value_);
+    const T tiny = std::numeric_limits<T>::min();
     exec.for_each(ni, [=] STAGGER_HD(int i) {
-      ApgdIsland<double>& s = apgd[i];
-      s = ApgdIsland<double>{};
+      ApgdIsland<T>& s = apgd[i];
+      s = ApgdIsland<T>{};
       if (!run_mask[i]) return;
       // L is at least the largest diagonal entry of the island's Delassus block; the previous
       // estimate (from this step's earlier passes or the previous step) is usually closer.
@@ -246,14 +257,14 @@ struct StaggeredBatched {
     // "all done" only every few iterations.
     int* touched = ptr(touched_);
     int* active = ptr(active_);
-    const ApgdTerms<double>* terms = ptr(island_terms_);
+    const ApgdTerms<T>* terms = ptr(island_terms_);
     for (int iteration = 0;; ++iteration) {
       exec.for_each(ni, [=] STAGGER_HD(int i) {
         touched[i] = apgd[i].active || apgd[i].accepted;
         active[i] = apgd[i].active;
       });
       for_contacts(touched_, [=] STAGGER_HD(int k) {
-        const ApgdIsland<double>& s = apgd[p.contact_island[k]];
+        const ApgdIsland<T>& s = apgd[p.contact_island[k]];
         if (s.accepted) {
           if (alpha_moves) apgd_accept(1, s.momentum, xa + k, ya + k, xpa + k, gxa + k, gya + k, gxpa + k);
           if (beta_moves) {
@@ -275,8 +286,8 @@ struct StaggeredBatched {
             contact_rows(p, k, contact_velocity(p, k, v, w), shift[k], gxpa, gxpb);
             return apgd_terms(p, k, phase, xa, xb, ya, yb, xpa, xpb, gya, gyb, gxpa, gxpb);
           },
-          SumOp{}, ApgdTerms<double>{0, 0, 0, 0}, block_terms_);
-      island_reduce(active_, block_terms_, SumOp{}, ApgdTerms<double>{0, 0, 0, 0}, island_terms_);
+          SumOp{}, ApgdTerms<T>{0, 0, 0, 0}, block_terms_);
+      island_reduce(active_, block_terms_, SumOp{}, ApgdTerms<T>{0, 0, 0, 0}, island_terms_);
       exec.for_each(ni, [=] STAGGER_HD(int i) {
         if (active[i]) {
           apgd_control(apgd[i], terms[i], max_iterations);
@@ -297,12 +308,12 @@ struct StaggeredBatched {
 
   // After an outer iteration's error evaluation: count it, keep each island's best pair (errors
   // are not monotone), retire the islands that met the tolerance. Returns whether any island goes on.
-  bool record_outer_iteration(int iteration, double tolerance) {
+  bool record_outer_iteration(int iteration, T tolerance) {
     int *outer = ptr(outer_), *improved = ptr(improved_);
-    const double* error = ptr(error_);
-    double* best = ptr(best_error_);
+    const T* error = ptr(error_);
+    T* best = ptr(best_error_);
     IslandStats* stats = ptr(stats_);
-    const double huge = std::numeric_limits<double>::max();
+    const T huge = std::numeric_limits<T>::max();
     exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
       improved[i] = 0;
       if (!outer[i]) return;
@@ -322,20 +333,20 @@ struct StaggeredBatched {
 
   // Sets tau_ for the islands in the outer loop: a tenth of their current error, not below the
   // inner tolerance (or the inner tolerance alone).
-  void inner_tolerances(double inner_tolerance, bool adaptive) {
+  void inner_tolerances(T inner_tolerance, bool adaptive) {
     const int* outer = ptr(outer_);
-    const double* error = ptr(error_);
-    double* tau = ptr(tau_);
+    const T* error = ptr(error_);
+    T* tau = ptr(tau_);
     exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
-      if (outer[i]) tau[i] = adaptive ? max_of(inner_tolerance, 0.1 * error[i]) : inner_tolerance;
+      if (outer[i]) tau[i] = adaptive ? max_of(inner_tolerance, T(0.1) * error[i]) : inner_tolerance;
     });
   }
 
   // Starts the outer loop: every island in it, no best pair yet.
   void start_outer_loop() {
     int* outer = ptr(outer_);
-    double* best = ptr(best_error_);
-    const double inf = std::numeric_limits<double>::infinity();
+    T* best = ptr(best_error_);
+    const T inf = std::numeric_limits<T>::infinity();
     exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
       outer[i] = 1;
       best[i] = inf;
@@ -346,7 +357,7 @@ struct StaggeredBatched {
   void finish_outer_loop() {
     copy_island_unknowns(best_, cur_, all_);
     IslandStats* stats = ptr(stats_);
-    const double* best = ptr(best_error_);
+    const T* best = ptr(best_error_);
     exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { stats[i].error = best[i]; });
   }
 
@@ -356,8 +367,8 @@ struct StaggeredBatched {
     // off), but never tighter than a tenth of the outer tolerance: a good warm start then costs few
     // iterations.
     island_errors(all_);
-    double* error = ptr(error_);
-    const double tolerance = s.tolerance;
+    T* error = ptr(error_);
+    const T tolerance = s.tolerance;
     exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { error[i] = max_of(error[i], tolerance); });
     start_outer_loop();
     trace(c, 0);
@@ -374,30 +385,30 @@ struct StaggeredBatched {
   }
 
   void solve_ccp(const SolverSettings& s) {
-    Exec::fill(tau_, p_.num_islands, s.tolerance);
+    Exec::fill(tau_, p_.num_islands, T(s.tolerance));
     long long budget = 1LL * s.max_inner_iterations * s.max_outer_iterations;
     if (budget > (1LL << 30)) budget = 1LL << 30;
     run_qp(QpPhase::both, all_, int(budget));
     IslandStats* stats = ptr(stats_);
-    const ApgdIsland<double>* apgd = ptr(apgd_);
-    const double tolerance = s.tolerance;
+    const ApgdIsland<T>* apgd = ptr(apgd_);
+    const T tolerance = s.tolerance;
     exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
       stats[i].outer_iterations = 1;
       stats[i].converged = apgd[i].best_residual <= tolerance;  // the relaxed problem's own error
     });
     island_errors(all_);
-    const double* error = ptr(error_);
+    const T* error = ptr(error_);
     exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { stats[i].error = error[i]; });
   }
 
   // Shifts the normal rows by Gamma_k = mu |v_t| of the current velocities (Anitescu-Hart 2004), so
   // that the relaxed solution's spurious separation mu |v_t| is cancelled at the fixed point.
   void update_shift(Array<int>& mask) {
-    const ProblemView<double> p = p_;
-    const Vec3<double>*v = ptr(v_), *w = ptr(w_);
-    double* shift = ptr(shift_);
+    const ProblemView<T> p = p_;
+    const Vec3<T>*v = ptr(v_), *w = ptr(w_);
+    T* shift = ptr(shift_);
     for_contacts(mask, [=] STAGGER_HD(int k) {
-      double vt[kMaxFacets];
+      T vt[kMaxFacets];
       friction_rows(p, contact_velocity(p, k, v, w), vt);
       shift[k] = coulomb_shift(p, k, vt);
     });
@@ -420,21 +431,21 @@ struct StaggeredBatched {
 
   // Per island, the largest Delassus diagonal entry of each phase's rows: a lower bound of L.
   void delassus_diagonals() {
-    const ProblemView<double> p = p_;
+    const ProblemView<T> p = p_;
     block_reduce(
         all_,
         [=] STAGGER_HD(int k) {
-          double dn = delassus_row_norm(p, k, p.normal[k]);
-          double dt = max_of(delassus_row_norm(p, k, p.tangent1[k]), delassus_row_norm(p, k, p.tangent2[k]));
-          return Vec3<double>{dn, dt, 0.0};
+          T dn = delassus_row_norm(p, k, p.normal[k]);
+          T dt = max_of(delassus_row_norm(p, k, p.tangent1[k]), delassus_row_norm(p, k, p.tangent2[k]));
+          return Vec3<T>{dn, dt, T(0)};
         },
-        MaxOp{}, Vec3<double>{0, 0, 0}, block_diagonal_);
-    island_reduce(all_, block_diagonal_, MaxOp{}, Vec3<double>{0, 0, 0}, island_diagonal_);
-    const Vec3<double>* island_diagonal = ptr(island_diagonal_);
-    double *contact = ptr(diagonal_[int(QpPhase::contact)]), *friction = ptr(diagonal_[int(QpPhase::friction)]),
+        MaxOp{}, Vec3<T>{0, 0, 0}, block_diagonal_);
+    island_reduce(all_, block_diagonal_, MaxOp{}, Vec3<T>{0, 0, 0}, island_diagonal_);
+    const Vec3<T>* island_diagonal = ptr(island_diagonal_);
+    T *contact = ptr(diagonal_[int(QpPhase::contact)]), *friction = ptr(diagonal_[int(QpPhase::friction)]),
            *both = ptr(diagonal_[int(QpPhase::both)]);
     exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
-      const Vec3<double> m = island_diagonal[i];
+      const Vec3<T> m = island_diagonal[i];
       contact[i] = m.x;
       friction[i] = m.y;
       both[i] = max_of(m.x, m.y);
@@ -443,30 +454,30 @@ struct StaggeredBatched {
 
   // Island scales 1 / max(|b|, b_floor) from the free (predictor) velocities.
   void island_scales() {
-    const ProblemView<double> p = p_;
+    const ProblemView<T> p = p_;
     const int nt = nt_;
     block_reduce(
         all_,
         [=] STAGGER_HD(int k) { return free_velocity_norm2(p, k, contact_velocity(p, k, p.v_pred, p.w_pred)); },
-        SumOp{}, 0.0, block_value_);
-    island_reduce(all_, block_value_, SumOp{}, 0.0, island_value_);
-    const double* sum = ptr(island_value_);
-    double* scale = ptr(scale_);
+        SumOp{}, T(0), block_value_);
+    island_reduce(all_, block_value_, SumOp{}, T(0), island_value_);
+    const T* sum = ptr(island_value_);
+    T* scale = ptr(scale_);
     exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
       int rows = (p.island_contact_begin[i + 1] - p.island_contact_begin[i]) * (1 + nt);
-      scale[i] = 1.0 / max_of(sqrt_of(sum[i]), kFreeVelocityFloor * sqrt_of(double(rows)));
+      scale[i] = T(1) / max_of(sqrt_of(sum[i]), T(kFreeVelocityFloor) * sqrt_of(T(rows)));
     });
   }
 
   // Warm start, projected: alpha >= 0, beta in its friction set for that alpha; and the previous
   // step's Lipschitz estimates.
   void warm_start(const ContactProblem& problem) {
-    if (!problem.alpha_warm.empty()) Exec::upload(problem.alpha_warm, cur_.alpha);
-    if (!problem.beta_warm.empty()) Exec::upload(problem.beta_warm, cur_.beta);
-    const ProblemView<double> p = p_;
-    double *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);
+    if (!problem.alpha_warm.empty()) Exec::upload(to_real<T>(problem.alpha_warm), cur_.alpha);
+    if (!problem.beta_warm.empty()) Exec::upload(to_real<T>(problem.beta_warm), cur_.beta);
+    const ProblemView<T> p = p_;
+    T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);
     for_contacts(all_, [=] STAGGER_HD(int k) {
-      double a, b[kMaxFacets];
+      T a, b[kMaxFacets];
       load_unknowns(p, k, ca, cb, a, b);
       project_phase(p, k, QpPhase::contact, a, b);
       project_phase(p, k, QpPhase::friction, a, b);
@@ -478,13 +489,13 @@ struct StaggeredBatched {
       if (i < int(problem.lipschitz_hint_contact.size())) contact[i] = problem.lipschitz_hint_contact[i];
       if (i < int(problem.lipschitz_hint_friction.size())) friction[i] = problem.lipschitz_hint_friction[i];
     }
-    Exec::upload(contact, lipschitz_contact_);
-    Exec::upload(friction, lipschitz_friction_);
+    Exec::upload(to_real<T>(contact), lipschitz_contact_);
+    Exec::upload(to_real<T>(friction), lipschitz_friction_);
   }
 
   void trace(const SolveControls& c, int iteration) {
     if (c.trace_min_contacts <= 0) return;
-    std::vector<double> error, tau, lc, lf;
+    std::vector<T> error, tau, lc, lf;
     std::vector<IslandStats> stats;
     std::vector<int> outer;
     Exec::download(error_, error);
@@ -504,7 +515,7 @@ struct StaggeredBatched {
 
   SolveResult solve(const ContactProblem& problem, const SolverSettings& settings, const SolveControls& controls) {
     resize(problem);
-    p_ = exec.view(problem);
+    p_ = load_problem(problem);
     build_blocks(problem);
     delassus_diagonals();
     island_scales();
@@ -516,16 +527,30 @@ struct StaggeredBatched {
     }
     velocities(cur_, all_);
     SolveResult result;
-    Exec::download(cur_.alpha, result.alpha);
-    Exec::download(cur_.beta, result.beta);
-    Exec::download(v_, result.v);
-    Exec::download(w_, result.w);
     Exec::download(stats_, result.islands);
     // The next step starts from the largest L this step accepted, not from the last (relaxed) one:
     // a start below what the problem needs costs a full product per doubling (measured: 16% slower
     // pours).
-    Exec::download(peak_contact_, result.lipschitz_contact);
-    Exec::download(peak_friction_, result.lipschitz_friction);
+    if constexpr (std::is_same_v<T, double>) {
+      Exec::download(cur_.alpha, result.alpha);
+      Exec::download(cur_.beta, result.beta);
+      Exec::download(v_, result.v);
+      Exec::download(w_, result.w);
+      Exec::download(peak_contact_, result.lipschitz_contact);
+      Exec::download(peak_friction_, result.lipschitz_friction);
+    } else {
+      auto back = [](const auto& array) {
+        std::vector<typename std::decay_t<decltype(array)>::value_type> host;
+        Exec::download(array, host);
+        return to_doubles(host);
+      };
+      result.alpha = back(cur_.alpha);
+      result.beta = back(cur_.beta);
+      result.v = back(v_);
+      result.w = back(w_);
+      result.lipschitz_contact = back(peak_contact_);
+      result.lipschitz_friction = back(peak_friction_);
+    }
     return result;
   }
 };

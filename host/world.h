@@ -75,6 +75,7 @@ class World {
   void step();
 
   const Scene& scene() const { return scene_; }
+  const WorldOptions& options() const { return options_; }
   const Bodies& bodies() const { return bodies_; }
   Bodies& bodies() { return bodies_; }
   double time() const { return time_; }

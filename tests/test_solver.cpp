@@ -355,3 +355,36 @@ TEST_CASE("Painleve rod: every predictor converges for realistic friction", "[so
       }
   REQUIRE(approaching > 100);
 }
+
+TEST_CASE("the float solve agrees with the double solve to float accuracy", "[solver][precision]") {
+  // Same algorithm at T = float: the outer tolerance 1e-4 (relative to the free velocity) is well
+  // above float rounding, so both solves meet it, and their impulses differ by about the tolerance.
+  for (auto model : {FrictionModel::cone, FrictionModel::pyramid}) {
+    for (unsigned seed = 1; seed <= 6; ++seed) {
+      CAPTURE(seed, int(model));
+      ContactProblem p = random_problem(seed, 4, 20, 30, 0.3, model, 8);
+      SolverSettings s;
+      s.tolerance = 1e-4;
+      SolveControls single;
+      single.precision = Precision::f32;
+      BatchedSolver solver;
+      SolveResult d = solver.solve(p, s), f = solver.solve(p, s, single);
+      double scale = 1;
+      for (double a : d.alpha) scale = std::max(scale, std::fabs(a));
+      for (size_t i = 0; i < d.islands.size(); ++i) {
+        REQUIRE(d.islands[i].converged);
+        REQUIRE(f.islands[i].converged);
+        REQUIRE(f.islands[i].error <= s.tolerance);
+      }
+      const ProblemView<double> view = p.view();
+      for (int k = 0; k < p.num_contacts(); ++k) {
+        REQUIRE(std::isfinite(f.alpha[k]));
+        REQUIRE(std::fabs(f.alpha[k] - d.alpha[k]) <= 0.05 * scale);
+        double a1, a2, b1, b2;
+        tangent_impulse(view, k, f.beta.data(), a1, a2);
+        tangent_impulse(view, k, d.beta.data(), b1, b2);
+        REQUIRE(std::hypot(a1 - b1, a2 - b2) <= 0.05 * scale);
+      }
+    }
+  }
+}

@@ -248,3 +248,28 @@ TEST_CASE("a stack of ten boxes stands for 10 s", "[validation][slow]") {
   REQUIRE(std::hypot(moved.x, moved.y) < 1e-3);
   REQUIRE(std::fabs(moved.z) < 1e-3);
 }
+
+TEST_CASE("in single precision the stack and the card house still stand, the sphere still rolls", "[validation][precision]") {
+  auto backend = GENERATE(from_range(batched_backends()));
+  CAPTURE(backend_name(backend));
+  WorldOptions options = on_backend(backend);
+  options.controls.precision = Precision::f32;
+  for (const char* name : {"box_stack", "card_house"}) {
+    CAPTURE(name);
+    Scene scene = validation_scene(name);
+    World world(scene, options);
+    std::vector<Vec3d> start = world.bodies().x;
+    for (std::int64_t s = 0; s < scene.steps; ++s) world.step();
+    for (int i = 0; i < world.bodies().size(); ++i) {
+      CAPTURE(world.bodies().id[i]);
+      REQUIRE(norm(world.bodies().x[i] - start[i]) < 1e-3);
+    }
+  }
+  Scene scene = validation_scene("sphere_rolls");
+  Slope slope = slope_of(scene);
+  World world(scene, options);
+  int b = body_index(world, "body");
+  for (std::int64_t s = 0; s < scene.steps; ++s) world.step();
+  double acceleration = dot(world.bodies().v[b], slope.down) / world.time();
+  REQUIRE(acceleration == Approx(5.0 / 7.0 * norm(scene.gravity) * std::sin(slope.angle)).epsilon(0.01));
+}

@@ -9,7 +9,10 @@
 
 namespace stagger {
 
-struct CudaSolver::Impl : StaggeredBatched<CudaExec> {};
+struct CudaSolver::Impl {
+  StaggeredBatched<CudaExec, double> f64;
+  std::unique_ptr<StaggeredBatched<CudaExec, float>> f32;  // made on first use
+};
 
 CudaSolver::CudaSolver() {
   std::string why;
@@ -21,7 +24,9 @@ CudaSolver::~CudaSolver() = default;
 
 SolveResult CudaSolver::solve(const ContactProblem& problem, const SolverSettings& settings,
                               const SolveControls& controls) {
-  return impl_->solve(problem, settings, controls);
+  if (controls.precision == Precision::f64) return impl_->f64.solve(problem, settings, controls);
+  if (!impl_->f32) impl_->f32 = std::make_unique<StaggeredBatched<CudaExec, float>>();
+  return impl_->f32->solve(problem, settings, controls);
 }
 
 }  // namespace stagger

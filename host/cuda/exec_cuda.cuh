@@ -85,6 +85,7 @@ struct CudaExec {
   // "Is any island still iterating?" costs a round trip to the host: ask every 8 iterations.
   // The passes in between over islands that are all done change nothing (see run_qp).
   static constexpr int kLoopCheckInterval = 8;
+  static constexpr bool kHostMemory = false;
 
   // STAGGER_CUDA_SYNC=1 synchronizes and checks after every launch (debugging: the error is then
   // reported at the launch that caused it).
@@ -147,66 +148,6 @@ struct CudaExec {
     bool result = thrust::any_of(thrust::device, begin, begin + n, cuda_exec::NonZero{});
     check("any");
     return result;
-  }
-
-  // The problem's arrays, uploaded once per step into buffers that keep their capacity.
-  struct DeviceProblem {
-    Array<double> facet_cos, facet_sin, mu, rhs, inv_mass;
-    Array<int> slot_a, slot_b, contact_island, body_island, incidence_begin, incidence, island_contact_begin,
-        island_body_begin;
-    Array<Vec3<double>> normal, tangent1, tangent2, r_a, r_b, w_known, v_pred, w_pred;
-    Array<Mat3<double>> inv_inertia;
-  } problem_;
-
-  ProblemView<double> view(const ContactProblem& h) {
-    DeviceProblem& d = problem_;
-    upload(h.facet_cos, d.facet_cos);
-    upload(h.facet_sin, d.facet_sin);
-    upload(h.slot_a, d.slot_a);
-    upload(h.slot_b, d.slot_b);
-    upload(h.normal, d.normal);
-    upload(h.tangent1, d.tangent1);
-    upload(h.tangent2, d.tangent2);
-    upload(h.r_a, d.r_a);
-    upload(h.r_b, d.r_b);
-    upload(h.w_known, d.w_known);
-    upload(h.mu, d.mu);
-    upload(h.rhs, d.rhs);
-    upload(h.contact_island, d.contact_island);
-    upload(h.v_pred, d.v_pred);
-    upload(h.w_pred, d.w_pred);
-    upload(h.inv_mass, d.inv_mass);
-    upload(h.inv_inertia, d.inv_inertia);
-    upload(h.body_island, d.body_island);
-    upload(h.incidence_begin, d.incidence_begin);
-    upload(h.incidence, d.incidence);
-    upload(h.island_contact_begin, d.island_contact_begin);
-    upload(h.island_body_begin, d.island_body_begin);
-    check("problem upload");
-    ProblemView<double> p = h.view();  // sizes and flags; the pointers are replaced below
-    p.facet_cos = ptr(d.facet_cos);
-    p.facet_sin = ptr(d.facet_sin);
-    p.slot_a = ptr(d.slot_a);
-    p.slot_b = ptr(d.slot_b);
-    p.normal = ptr(d.normal);
-    p.tangent1 = ptr(d.tangent1);
-    p.tangent2 = ptr(d.tangent2);
-    p.r_a = ptr(d.r_a);
-    p.r_b = ptr(d.r_b);
-    p.w_known = ptr(d.w_known);
-    p.mu = ptr(d.mu);
-    p.rhs = ptr(d.rhs);
-    p.contact_island = ptr(d.contact_island);
-    p.v_pred = ptr(d.v_pred);
-    p.w_pred = ptr(d.w_pred);
-    p.inv_mass = ptr(d.inv_mass);
-    p.inv_inertia = ptr(d.inv_inertia);
-    p.body_island = ptr(d.body_island);
-    p.incidence_begin = ptr(d.incidence_begin);
-    p.incidence = ptr(d.incidence);
-    p.island_contact_begin = ptr(d.island_contact_begin);
-    p.island_body_begin = ptr(d.island_body_begin);
-    return p;
   }
 };
 
