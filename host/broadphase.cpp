@@ -10,22 +10,6 @@
 
 namespace stagger {
 
-namespace {
-
-// Bodies up to this many times the median width are "regular" and go into the grid.
-constexpr double kRegularWidthFactor = 2.0;
-
-// Spreads cell keys over the hash table (splitmix64 finalizer).
-uint64_t mix(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-}  // namespace
-
 void compute_contact_margins(const Bodies& bodies, double h, double envelope, Vec3d gravity, ContactMargins& margins) {
   const int n = bodies.size();
   margins.envelope = envelope;
@@ -122,7 +106,7 @@ void Broadphase::find_pairs(const Bodies& bodies, const ContactMargins& margins,
       if (x < 0 || y < 0 || z < 0 || x >= dims[0] || y >= dims[1] || z >= dims[2]) return -1;
       return x + dims[0] * (y + dims[1] * z);
     }
-    return int64_t(mix(cell_key(x, y, z)) & bucket_mask);
+    return int64_t(mix_key(cell_key(x, y, z)) & bucket_mask);
   };
 
   // Counting sort of the regular bodies by bucket. Stable: a bucket lists its bodies in order.

@@ -18,6 +18,9 @@ struct BodyPair {
   bool operator==(const BodyPair& o) const { return a == o.a && b == o.b; }
 };
 
+// Bodies up to this many times the median width are "regular" and go into the grid.
+constexpr double kRegularWidthFactor = 2.0;
+
 // How far a step can bring two bodies together:
 // margin(a, b) = envelope + h (speed[a] + speed[b] + spin[a] d + spin[b] d), d = |x_a - x_b| + reach.
 // `spin` is nonzero only for rotating planes, whose surface speed grows with the distance from
@@ -28,13 +31,8 @@ struct ContactMargins {
   std::vector<double> speed;  // bound on the speed of any surface point of each body over the step
   std::vector<double> spin;   // angular speed of unbounded bodies (planes), else 0
   double of(const Bodies& bodies, int a, int b) const {
-    double m = envelope + h * (speed[a] + speed[b]);
-    if (spin[a] > 0 || spin[b] > 0) {
-      double d = norm(bodies.x[a] - bodies.x[b]);
-      if (spin[a] > 0) m += h * spin[a] * (d + bounding_radius(bodies.shape[b]));
-      if (spin[b] > 0) m += h * spin[b] * (d + bounding_radius(bodies.shape[a]));
-    }
-    return m;
+    return contact_margin(envelope, h, speed[a], speed[b], spin[a], spin[b], bodies.x[a], bodies.x[b],
+                          bodies.shape[a], bodies.shape[b]);
   }
 };
 

@@ -79,6 +79,40 @@ struct CpuExec {
     });
   }
 
+  // out[i] = sum of in[0..i) (in and out may be the same array); returns the total.
+  long long exclusive_scan(const int* in, int n, int* out) {
+    long long sum = 0;
+    for (int i = 0; i < n; ++i) {
+      const int v = in[i];
+      out[i] = int(sum);
+      sum += v;
+    }
+    return sum;
+  }
+
+  // Orders values by keys, keeping the order of equal keys.
+  void stable_sort_by_key(Array<long long>& keys, Array<int>& values) {
+    std::vector<int> order(keys.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = int(i);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return keys[a] < keys[b]; });
+    Array<long long> k(keys.size());
+    Array<int> v(values.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      k[i] = keys[order[i]];
+      v[i] = values[order[i]];
+    }
+    keys.swap(k);
+    values.swap(v);
+  }
+
+  // op-reduction of f(i) over [0, n) from identity.
+  template <class R, class F, class Op>
+  R reduce(int n, F f, Op op, R identity) {
+    R r = identity;
+    for (int i = 0; i < n; ++i) r = op(r, f(i));
+    return r;
+  }
+
   bool any(const Array<int>& flags, int n) { return std::any_of(flags.begin(), flags.begin() + n, [](int f) { return f != 0; }); }
 };
 

@@ -11,6 +11,7 @@
 #include "reference/staggered_reference.h"
 #include "solve_stage.h"
 #ifdef STAGGER_HAVE_CUDA
+#include "cuda/cuda_collide.h"
 #include "cuda/cuda_solver.h"
 #endif
 
@@ -43,6 +44,7 @@ World::World(const Scene& scene, WorldOptions options)
   if (options_.backend == SolverBackend::cuda) {
 #ifdef STAGGER_HAVE_CUDA
     cuda_ = std::make_unique<CudaSolver>();
+    cuda_collide_ = std::make_unique<CudaCollide>();
 #else
     throw std::runtime_error("this build has no CUDA support");
 #endif
@@ -52,7 +54,9 @@ World::World(const Scene& scene, WorldOptions options)
 #ifdef STAGGER_HAVE_CUDA
 World::~World() = default;
 #else
-class CudaSolver {};  // never constructed: lets unique_ptr<CudaSolver> be destroyed
+// Never constructed: lets the unique_ptrs be destroyed.
+class CudaSolver {};
+class CudaCollide {};
 World::~World() = default;
 #endif
 World::World(World&&) noexcept = default;
@@ -62,9 +66,9 @@ void World::step() {
   const double h = scene_.time_step;
   StageClock clock(stage_seconds_);
   compute_contact_margins(bodies_, h, envelope_, scene_.gravity, margins_);
-  broadphase_.find_pairs(bodies_, margins_, pairs_);
+  broadphase();
   clock.lap(kBroadphase);
-  narrowphase(bodies_, pairs_, margins_, contacts_);
+  narrowphase();
   clock.lap(kNarrowphase);
   build_islands(bodies_, contacts_, options_.single_island, islands_);
   clock.lap(kIslands);
@@ -72,6 +76,18 @@ void World::step() {
   clock.lap(kSolve);
   integrate();
   clock.lap(kIntegrate);
+}
+
+// On the CUDA backend the two collision stages run on the GPU (the same pairs and contacts, in
+// the same order: tests/test_collide.cpp).
+void World::broadphase() {
+  if (cuda_collide_) cuda_collide_->find_pairs(bodies_, margins_);
+  else broadphase_.find_pairs(bodies_, margins_, pairs_);
+}
+
+void World::narrowphase() {
+  if (cuda_collide_) cuda_collide_->narrowphase(contacts_);
+  else stagger::narrowphase(bodies_, pairs_, margins_, contacts_);
 }
 
 void World::solve() {

@@ -28,6 +28,7 @@ inline constexpr const char* kStageNames[kStageCount] = {"broadphase", "narrowph
 enum class SolverBackend { batched, reference, cuda };
 
 class CudaSolver;
+class CudaCollide;
 
 struct WorldOptions {
   SolverBackend backend = SolverBackend::batched;
@@ -98,6 +99,8 @@ class World {
   void restore(const WorldState& state);
 
  private:
+  void broadphase();
+  void narrowphase();
   void solve();
   void integrate();
 
@@ -117,7 +120,8 @@ class World {
   std::vector<int> source_;
   SolveResult result_;
   BatchedSolver batched_;
-  std::unique_ptr<CudaSolver> cuda_;  // only with SolverBackend::cuda
+  std::unique_ptr<CudaSolver> cuda_;            // only with SolverBackend::cuda
+  std::unique_ptr<CudaCollide> cuda_collide_;  // only with SolverBackend::cuda
   WarmStartCache warm_;
 
   StepReport report_;

@@ -51,4 +51,27 @@ STAGGER_HD STAGGER_INLINE uint64_t cell_key(int64_t ix, int64_t iy, int64_t iz) 
   return ((uint64_t(ix) & mask) << 42) | ((uint64_t(iy) & mask) << 21) | (uint64_t(iz) & mask);
 }
 
+// Spreads cell keys over a hash table of buckets (splitmix64 finalizer).
+STAGGER_HD STAGGER_INLINE uint64_t mix_key(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// How far a step can bring bodies a and b together (see ContactMargins in host/broadphase.h):
+// envelope + h (speed_a + speed_b + spin_a d + spin_b d), d = |x_a - x_b| + the other's reach.
+STAGGER_HD STAGGER_INLINE double contact_margin(double envelope, double h, double speed_a, double speed_b,
+                                                double spin_a, double spin_b, Vec3<double> xa, Vec3<double> xb,
+                                                const Shape& sa, const Shape& sb) {
+  double m = envelope + h * (speed_a + speed_b);
+  if (spin_a > 0 || spin_b > 0) {
+    double d = norm(xa - xb);
+    if (spin_a > 0) m += h * spin_a * (d + bounding_radius(sb));
+    if (spin_b > 0) m += h * spin_b * (d + bounding_radius(sa));
+  }
+  return m;
+}
+
 }  // namespace stagger

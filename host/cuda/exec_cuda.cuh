@@ -8,7 +8,11 @@
 #include <thrust/copy.h>
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
+#include <thrust/iterator/counting_iterator.h>
 #include <thrust/logical.h>
+#include <thrust/scan.h>
+#include <thrust/sort.h>
+#include <thrust/transform_reduce.h>
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/warp/warp_reduce.cuh>
@@ -105,6 +109,9 @@ struct CudaExec {
     thrust::copy(a.begin(), a.end(), host.begin());
   }
 
+  void check(cudaError_t e) {
+    if (e != cudaSuccess) throw std::runtime_error(std::string("CUDA: ") + cudaGetErrorString(e));
+  }
   void check(const char* what) {
     cudaError_t e = cudaGetLastError();
     if (e == cudaSuccess && sync_every_launch) e = cudaDeviceSynchronize();
@@ -140,6 +147,30 @@ struct CudaExec {
     cuda_exec::island_reduce_kernel<<<(num_islands + islands_per_block - 1) / islands_per_block, cuda_exec::kThreads>>>(
         num_islands, blocks_of, mask, values, op, identity, out);
     check("island_reduce launch");
+  }
+
+  long long exclusive_scan(const int* in, int n, int* out) {
+    if (n <= 0) return 0;
+    int last = 0, last_out = 0;
+    check(cudaMemcpy(&last, in + n - 1, sizeof(int), cudaMemcpyDeviceToHost));  // before an in-place scan
+    thrust::exclusive_scan(thrust::device, in, in + n, out);
+    check(cudaMemcpy(&last_out, out + n - 1, sizeof(int), cudaMemcpyDeviceToHost));
+    check("exclusive_scan");
+    return (long long)last_out + last;
+  }
+
+  void stable_sort_by_key(Array<long long>& keys, Array<int>& values) {
+    thrust::stable_sort_by_key(thrust::device, keys.begin(), keys.end(), values.begin());
+    check("stable_sort_by_key");
+  }
+
+  template <class R, class F, class Op>
+  R reduce(int n, F f, Op op, R identity) {
+    if (n <= 0) return identity;
+    R r = thrust::transform_reduce(thrust::device, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n),
+                                   f, identity, op);
+    check("reduce");
+    return r;
   }
 
   bool any(const Array<int>& flags, int n) {
