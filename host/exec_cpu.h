@@ -20,6 +20,8 @@ struct CpuExec {
   // free here; on a GPU it is a round trip to the host).
   static constexpr int kLoopCheckInterval = 1;
   static constexpr bool kHostMemory = true;  // a double solve reads the host problem in place
+  // Contacts per block: large enough to amortize a loop, small enough to spread one island over threads.
+  static constexpr int kBlockSize = 256;
 
   template <class T>
   static T* ptr(Array<T>& a) { return a.data(); }

@@ -128,8 +128,8 @@ struct StaggeredBatched {
     for (int i = 0; i < ni; ++i) {
       island_block_begin[i] = int(blocks_host_.size());
       const int end = problem.island_contact_begin[i + 1];
-      for (int k = problem.island_contact_begin[i]; k < end; k += kSolveBlockSize)
-        blocks_host_.push_back(ContactBlock{i, k, k + kSolveBlockSize < end ? k + kSolveBlockSize : end});
+      for (int k = problem.island_contact_begin[i]; k < end; k += Exec::kBlockSize)
+        blocks_host_.push_back(ContactBlock{i, k, k + Exec::kBlockSize < end ? k + Exec::kBlockSize : end});
     }
     island_block_begin[ni] = int(blocks_host_.size());
     island_contact_begin_host_ = problem.island_contact_begin;

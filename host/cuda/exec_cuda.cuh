@@ -14,7 +14,6 @@
 #include <thrust/sort.h>
 #include <thrust/transform_reduce.h>
 
-#include <cub/block/block_reduce.cuh>
 #include <cub/warp/warp_reduce.cuh>
 #include <cstdlib>
 #include <stdexcept>
@@ -36,28 +35,36 @@ __global__ void for_each_kernel(int n, F f) {
   if (i < n) f(i);
 }
 
-// One thread block per ContactBlock, one thread per contact; a done island's blocks exit at once.
+// One warp per ContactBlock (of at most 32 contacts), one lane per contact, 8 blocks per thread
+// block; a done island's warps exit at once.
+__device__ inline int warp_index() { return int(blockIdx.x) * (kThreads / 32) + int(threadIdx.x) / 32; }
+__device__ inline int lane_index() { return int(threadIdx.x) % 32; }
+
 template <class F>
-__global__ void for_contacts_kernel(const ContactBlock* blocks, const int* mask, F f) {
-  const ContactBlock blk = blocks[blockIdx.x];
+__global__ void for_contacts_kernel(const ContactBlock* blocks, int num_blocks, const int* mask, F f) {
+  const int w = warp_index();
+  if (w >= num_blocks) return;
+  const ContactBlock blk = blocks[w];
   if (!mask[blk.island]) return;
-  const int k = blk.begin + int(threadIdx.x);
+  const int k = blk.begin + lane_index();
   if (k < blk.end) f(k);
 }
 
-// The same, with the block's values reduced as a tree in shared memory (fixed order: the result
-// is the same from run to run). The mask test is uniform over the block, so either every thread
-// reaches the reduction's barriers or none does.
+// The same, with the block's values reduced by the warp (a fixed order: the result is the same from
+// run to run). The tests above are uniform over the warp, so every lane reaches the reduction or none.
 template <class R, class F, class Op>
-__global__ void block_reduce_kernel(const ContactBlock* blocks, const int* mask, F f, Op op, R identity, R* out) {
-  using Reduce = cub::BlockReduce<R, kSolveBlockSize>;
-  __shared__ typename Reduce::TempStorage storage;
-  const ContactBlock blk = blocks[blockIdx.x];
+__global__ void block_reduce_kernel(const ContactBlock* blocks, int num_blocks, const int* mask, F f, Op op, R identity,
+                                    R* out) {
+  using Reduce = cub::WarpReduce<R>;
+  __shared__ typename Reduce::TempStorage storage[kThreads / 32];
+  const int w = warp_index();
+  if (w >= num_blocks) return;
+  const ContactBlock blk = blocks[w];
   if (!mask[blk.island]) return;
-  const int k = blk.begin + int(threadIdx.x);
+  const int k = blk.begin + lane_index();
   R value = k < blk.end ? f(k) : identity;
-  R total = Reduce(storage).Reduce(value, op);
-  if (threadIdx.x == 0) out[blockIdx.x] = total;
+  R total = Reduce(storage[threadIdx.x / 32]).Reduce(value, op);
+  if (lane_index() == 0) out[w] = total;
 }
 
 // One warp per island: its lanes stride over the island's blocks, then a warp reduction (a fixed
@@ -68,12 +75,11 @@ __global__ void island_reduce_kernel(int num_islands, const int* blocks_of, cons
                                      R identity, R* out) {
   using Reduce = cub::WarpReduce<R>;
   __shared__ typename Reduce::TempStorage storage[kThreads / 32];
-  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
-  const int i = int(blockIdx.x) * (kThreads / 32) + warp;
+  const int i = warp_index(), lane = lane_index();
   if (i >= num_islands || !mask[i]) return;  // uniform over the warp
   R sum = identity;
   for (int b = blocks_of[i] + lane; b < blocks_of[i + 1]; b += 32) sum = op(sum, values[b]);
-  R total = Reduce(storage[warp]).Reduce(sum, op);
+  R total = Reduce(storage[threadIdx.x / 32]).Reduce(sum, op);
   if (lane == 0) out[i] = total;
 }
 
@@ -90,6 +96,13 @@ struct CudaExec {
   // The passes in between over islands that are all done change nothing (see run_qp).
   static constexpr int kLoopCheckInterval = 8;
   static constexpr bool kHostMemory = false;
+  static constexpr int kBlockSize = 32;  // a warp: see ContactBlock
+
+  // Thread blocks for one warp per item.
+  static int warp_grid(int items) {
+    const int per_block = cuda_exec::kThreads / 32;
+    return (items + per_block - 1) / per_block;
+  }
 
   // STAGGER_CUDA_SYNC=1 synchronizes and checks after every launch (debugging: the error is then
   // reported at the launch that caused it).
@@ -128,14 +141,15 @@ struct CudaExec {
   template <class F>
   void for_contacts(const ContactBlock* blocks, int num_blocks, const int* mask, int, F f) {
     if (num_blocks <= 0) return;
-    cuda_exec::for_contacts_kernel<<<num_blocks, kSolveBlockSize>>>(blocks, mask, f);
+    cuda_exec::for_contacts_kernel<<<warp_grid(num_blocks), cuda_exec::kThreads>>>(blocks, num_blocks, mask, f);
     check("for_contacts launch");
   }
 
   template <class R, class F, class Op>
   void block_reduce(const ContactBlock* blocks, int num_blocks, const int* mask, int, F f, Op op, R identity, R* out) {
     if (num_blocks <= 0) return;
-    cuda_exec::block_reduce_kernel<<<num_blocks, kSolveBlockSize>>>(blocks, mask, f, op, identity, out);
+    cuda_exec::block_reduce_kernel<<<warp_grid(num_blocks), cuda_exec::kThreads>>>(blocks, num_blocks, mask, f, op,
+                                                                                  identity, out);
     check("block_reduce launch");
   }
 
@@ -143,9 +157,8 @@ struct CudaExec {
   void island_reduce(int num_islands, const int* blocks_of, const int* mask, const R* values, Op op, R identity,
                      R* out) {
     if (num_islands <= 0) return;
-    const int islands_per_block = cuda_exec::kThreads / 32;
-    cuda_exec::island_reduce_kernel<<<(num_islands + islands_per_block - 1) / islands_per_block, cuda_exec::kThreads>>>(
-        num_islands, blocks_of, mask, values, op, identity, out);
+    cuda_exec::island_reduce_kernel<<<warp_grid(num_islands), cuda_exec::kThreads>>>(num_islands, blocks_of, mask,
+                                                                                    values, op, identity, out);
     check("island_reduce launch");
   }
 
