@@ -1,7 +1,8 @@
 // The batched CPU backend's executor: how the generic batched solve (host/staggered_batched.h)
 // stores its arrays and launches its element loops on the host. The CUDA executor
 // (host/cuda/exec_cuda.cuh) offers the same members with device arrays and kernels, so the CPU runs
-// the GPU's algorithm: the same loops, the same element functions, the same per-block sums.
+// the GPU's algorithm: the same loops and the same element functions; only the block size (256
+// contacts here, a warp of 32 there) and so the summation order of the reductions differ.
 #pragma once
 
 #include <algorithm>
@@ -67,6 +68,9 @@ struct CpuExec {
         },
         num_contacts);
   }
+
+  // Told the blocks of every island once per solve (the GPU picks its reduction shape from it).
+  void plan_islands(const std::vector<int>&) {}
 
   // out[i] = op-reduction of values[b] over island i's blocks [blocks_of[i], blocks_of[i + 1]), for
   // masked islands (in block order from `identity`; the GPU reduces them with one warp per island).

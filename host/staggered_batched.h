@@ -135,6 +135,7 @@ struct StaggeredBatched {
     island_contact_begin_host_ = problem.island_contact_begin;
     Exec::upload(blocks_host_, blocks_);
     Exec::upload(island_block_begin, island_block_begin_);
+    exec.plan_islands(island_block_begin);
     Exec::fill(block_terms_, blocks_host_.size(), ApgdTerms<T>{0, 0, 0, 0});
     Exec::fill(block_value_, blocks_host_.size(), T(0));
     Exec::fill(block_diagonal_, blocks_host_.size(), Vec3<T>{0, 0, 0});

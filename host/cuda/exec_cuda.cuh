@@ -6,6 +6,7 @@
 
 #include <cuda_runtime.h>
 #include <thrust/copy.h>
+#include <thrust/device_allocator.h>
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -14,6 +15,7 @@
 #include <thrust/sort.h>
 #include <thrust/transform_reduce.h>
 
+#include <cub/block/block_reduce.cuh>
 #include <cub/warp/warp_reduce.cuh>
 #include <cstdlib>
 #include <stdexcept>
@@ -28,6 +30,7 @@ namespace stagger {
 namespace cuda_exec {
 
 constexpr int kThreads = 256;
+constexpr int kLargeIslandBlocks = 256;  // above: a thread block reduces the island, not a warp
 
 template <class F>
 __global__ void for_each_kernel(int n, F f) {
@@ -68,8 +71,8 @@ __global__ void block_reduce_kernel(const ContactBlock* blocks, int num_blocks, 
 }
 
 // One warp per island: its lanes stride over the island's blocks, then a warp reduction (a fixed
-// order for a given island size). A warp per island suits both the many islands of a pile (a
-// thread block per island would idle) and one island of thousands of blocks (a thread would be slow).
+// order for a given island size): the many small islands of a pile. Islands of more than
+// kLargeIslandBlocks blocks are skipped here and reduced by a whole thread block each (below).
 template <class R, class Op>
 __global__ void island_reduce_kernel(int num_islands, const int* blocks_of, const int* mask, const R* values, Op op,
                                      R identity, R* out) {
@@ -77,21 +80,63 @@ __global__ void island_reduce_kernel(int num_islands, const int* blocks_of, cons
   __shared__ typename Reduce::TempStorage storage[kThreads / 32];
   const int i = warp_index(), lane = lane_index();
   if (i >= num_islands || !mask[i]) return;  // uniform over the warp
+  if (blocks_of[i + 1] - blocks_of[i] > kLargeIslandBlocks) return;
   R sum = identity;
   for (int b = blocks_of[i] + lane; b < blocks_of[i + 1]; b += 32) sum = op(sum, values[b]);
   R total = Reduce(storage[threadIdx.x / 32]).Reduce(sum, op);
   if (lane == 0) out[i] = total;
 }
 
+// One thread block per large island (a list), for islands of thousands of blocks.
+template <class R, class Op>
+__global__ void large_island_reduce_kernel(const int* islands, const int* blocks_of, const int* mask, const R* values,
+                                           Op op, R identity, R* out) {
+  using Reduce = cub::BlockReduce<R, kThreads>;
+  __shared__ typename Reduce::TempStorage storage;
+  const int i = islands[blockIdx.x];
+  if (!mask[i]) return;  // uniform over the thread block
+  R sum = identity;
+  for (int b = blocks_of[i] + int(threadIdx.x); b < blocks_of[i + 1]; b += kThreads) sum = op(sum, values[b]);
+  R total = Reduce(storage).Reduce(sum, op);
+  if (threadIdx.x == 0) out[i] = total;
+}
+
 struct NonZero {
   __host__ __device__ bool operator()(int flag) const { return flag != 0; }
+};
+
+// Device memory for the executor's arrays. After a device fault every later cudaFree reports the
+// fault again; Thrust's own allocator then throws from a destructor while the first error unwinds,
+// which terminates the program before the run can report the fault and keep its last good state.
+// This one frees without checking (the fault has been reported already).
+template <class T>
+struct Allocator : thrust::device_allocator<T> {
+  using Base = thrust::device_allocator<T>;
+  using pointer = typename Base::pointer;
+  using size_type = typename Base::size_type;
+  template <class U>
+  struct rebind {
+    using other = Allocator<U>;
+  };
+  Allocator() = default;
+  template <class U>
+  Allocator(const Allocator<U>&) {}
+  pointer allocate(size_type n) {
+    void* p = nullptr;
+    cudaError_t e = cudaMalloc(&p, n * sizeof(T));
+    if (e != cudaSuccess)
+      throw std::runtime_error(std::string("CUDA: cannot allocate ") + std::to_string(n * sizeof(T)) +
+                               " bytes: " + cudaGetErrorString(e));
+    return pointer(static_cast<T*>(p));
+  }
+  void deallocate(pointer p, size_type) noexcept { cudaFree(thrust::raw_pointer_cast(p)); }
 };
 
 }  // namespace cuda_exec
 
 struct CudaExec {
   template <class T>
-  using Array = thrust::device_vector<T>;
+  using Array = thrust::device_vector<T, cuda_exec::Allocator<T>>;
   // "Is any island still iterating?" costs a round trip to the host: ask every 8 iterations.
   // The passes in between over islands that are all done change nothing (see run_qp).
   static constexpr int kLoopCheckInterval = 8;
@@ -153,12 +198,26 @@ struct CudaExec {
     check("block_reduce launch");
   }
 
+  // The islands whose totals a thread block reduces (see island_reduce_kernel).
+  Array<int> large_islands_;
+  int num_large_islands_ = 0;
+  void plan_islands(const std::vector<int>& blocks_of) {
+    std::vector<int> large;
+    for (int i = 0; i + 1 < int(blocks_of.size()); ++i)
+      if (blocks_of[i + 1] - blocks_of[i] > cuda_exec::kLargeIslandBlocks) large.push_back(i);
+    upload(large, large_islands_);
+    num_large_islands_ = int(large.size());
+  }
+
   template <class R, class Op>
   void island_reduce(int num_islands, const int* blocks_of, const int* mask, const R* values, Op op, R identity,
                      R* out) {
     if (num_islands <= 0) return;
     cuda_exec::island_reduce_kernel<<<warp_grid(num_islands), cuda_exec::kThreads>>>(num_islands, blocks_of, mask,
                                                                                     values, op, identity, out);
+    if (num_large_islands_ > 0)
+      cuda_exec::large_island_reduce_kernel<<<num_large_islands_, cuda_exec::kThreads>>>(
+          ptr(large_islands_), blocks_of, mask, values, op, identity, out);
     check("island_reduce launch");
   }
 
