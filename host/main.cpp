@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "render.h"
 #include "run.h"
 
 int main(int argc, char** argv) {
@@ -28,6 +29,17 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--resume", run.resume, "continue the run saved in this checkpoint (--steps: the total)");
   run_cmd->add_flag("--hash", run.hash, "print each step's state hash (\"hash <step> <hex>\") on stdout");
 
+  stagger::RenderOptions render;
+  std::string size;
+  CLI::App* render_cmd = app.add_subcommand("render", "draw a state of a scene as a shaded PNG");
+  render_cmd->add_option("scene", render.scene_file, "scene file (JSON): the shapes")->required();
+  render_cmd->add_option("--state", render.state_file,
+                         "a state CSV with the columns of final_state.csv (a frame, a final state); default: the scene's start");
+  render_cmd->add_option("--out", render.out_file, "PNG file to write")->required();
+  render_cmd->add_option("--size", size, "WIDTHxHEIGHT in pixels (default 960x720)");
+  render_cmd->add_option("--view", render.view, "iso | front | top (default iso)");
+  render_cmd->add_flag("--cut", render.cut, "leave out the half of the bodies nearer the camera (a section)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -41,5 +53,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (*run_cmd) return stagger::run_command(run);
+  if (*render_cmd) {
+    if (!size.empty() && std::sscanf(size.c_str(), "%dx%d", &render.width, &render.height) != 2) {
+      std::fprintf(stderr, "error: --size: expected WIDTHxHEIGHT, got \"%s\"\n", size.c_str());
+      return 2;
+    }
+    return stagger::render_command(render);
+  }
   return 2;
 }
