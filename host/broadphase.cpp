@@ -87,27 +87,11 @@ void Broadphase::find_pairs(const Bodies& bodies, const ContactMargins& margins,
     }
   }
   if (entries == 0) lo[0] = lo[1] = lo[2] = hi[0] = hi[1] = hi[2] = 0;
-  const int64_t dims[3] = {hi[0] - lo[0] + 1, hi[1] - lo[1] + 1, hi[2] - lo[2] + 1};
-  const double dense_cells = double(dims[0]) * double(dims[1]) * double(dims[2]);
-  const bool dense = dense_cells <= std::max(8.0 * entries, 4096.0);
-  int buckets = 1;
-  if (dense) {
-    buckets = int(dense_cells);
-  } else {
-    while (buckets < 2 * entries && buckets < (1 << 30)) buckets <<= 1;
-  }
-  const uint64_t bucket_mask = uint64_t(buckets) - 1;
-  // Bucket of cell (x, y, z), or -1 outside the dense grid.
-  auto bucket_of = [&](int64_t x, int64_t y, int64_t z) -> int64_t {
-    if (dense) {
-      x -= lo[0];
-      y -= lo[1];
-      z -= lo[2];
-      if (x < 0 || y < 0 || z < 0 || x >= dims[0] || y >= dims[1] || z >= dims[2]) return -1;
-      return x + dims[0] * (y + dims[1] * z);
-    }
-    return int64_t(mix_key(cell_key(x, y, z)) & bucket_mask);
-  };
+  GridBuckets grid;
+  const long long lo_cell[3] = {lo[0], lo[1], lo[2]}, hi_cell[3] = {hi[0], hi[1], hi[2]};
+  const int buckets = plan_grid(lo_cell, hi_cell, entries, grid);
+  const bool dense = grid.dense != 0;
+  auto bucket_of = [&](int64_t x, int64_t y, int64_t z) -> int64_t { return grid.bucket(x, y, z); };
 
   // Counting sort of the regular bodies by bucket. Stable: a bucket lists its bodies in order.
   cell_of_.assign(n, 0);

@@ -21,24 +21,6 @@
 
 namespace stagger {
 
-// The cells of the grid and their buckets (a dense block of cells, or a hash table of them).
-struct GridBuckets {
-  int dense = 1;
-  long long lo[3] = {0, 0, 0}, dims[3] = {1, 1, 1};
-  unsigned long long mask = 0;
-  // Bucket of cell (x, y, z), or -1 outside the dense grid.
-  STAGGER_HD long long bucket(long long x, long long y, long long z) const {
-    if (dense) {
-      x -= lo[0];
-      y -= lo[1];
-      z -= lo[2];
-      if (x < 0 || y < 0 || z < 0 || x >= dims[0] || y >= dims[1] || z >= dims[2]) return -1;
-      return x + dims[0] * (y + dims[1] * z);
-    }
-    return (long long)(mix_key(cell_key(x, y, z)) & mask);
-  }
-};
-
 struct CellRange {
   long long lo[3], hi[3];
 };
@@ -167,19 +149,7 @@ struct CollideBatched {
         CellRangeUnion{}, empty);
     const int num_entries = int(entries.size());  // > 0: at least the median body is regular
     GridBuckets grid;
-    for (int a = 0; a < 3; ++a) {
-      grid.lo[a] = range.lo[a];
-      grid.dims[a] = range.hi[a] - range.lo[a] + 1;
-    }
-    const double dense_cells = double(grid.dims[0]) * double(grid.dims[1]) * double(grid.dims[2]);
-    grid.dense = dense_cells <= std::max(8.0 * num_entries, 4096.0) ? 1 : 0;
-    int buckets = 1;
-    if (grid.dense) {
-      buckets = int(dense_cells);
-    } else {
-      while (buckets < 2 * num_entries && buckets < (1 << 30)) buckets <<= 1;
-    }
-    grid.mask = (unsigned long long)buckets - 1;
+    const int buckets = plan_grid(range.lo, range.hi, num_entries, grid);
 
     // Regular bodies sorted by bucket (stable: a bucket lists its bodies in order), and where each
     // bucket begins.

@@ -60,6 +60,45 @@ STAGGER_HD STAGGER_INLINE uint64_t mix_key(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// The cells of the grid and their buckets (a dense block of cells, or a hash table of them).
+struct GridBuckets {
+  int dense = 1;
+  long long lo[3] = {0, 0, 0}, dims[3] = {1, 1, 1};
+  unsigned long long mask = 0;
+  // Bucket of cell (x, y, z), or -1 outside the dense grid.
+  STAGGER_HD long long bucket(long long x, long long y, long long z) const {
+    if (dense) {
+      x -= lo[0];
+      y -= lo[1];
+      z -= lo[2];
+      if (x < 0 || y < 0 || z < 0 || x >= dims[0] || y >= dims[1] || z >= dims[2]) return -1;
+      return x + dims[0] * (y + dims[1] * z);
+    }
+    return (long long)(mix_key(cell_key(x, y, z)) & mask);
+  }
+};
+
+// The buckets over cells lo..hi (inclusive) for `entries` bodies: a dense block of cells when it has
+// at most a few cells per body (compact scenes: piles, beds), else a hash table of at least twice as
+// many buckets as bodies (sparse scenes). Returns the number of buckets. Host code.
+inline int plan_grid(const long long lo[3], const long long hi[3], int entries, GridBuckets& grid) {
+  for (int a = 0; a < 3; ++a) {
+    grid.lo[a] = lo[a];
+    grid.dims[a] = hi[a] - lo[a] + 1;
+  }
+  const double dense_cells = double(grid.dims[0]) * double(grid.dims[1]) * double(grid.dims[2]);
+  const double limit = 8.0 * entries > 4096.0 ? 8.0 * entries : 4096.0;
+  grid.dense = dense_cells <= limit ? 1 : 0;
+  int buckets = 1;
+  if (grid.dense) {
+    buckets = int(dense_cells);
+  } else {
+    while (buckets < 2 * entries && buckets < (1 << 30)) buckets <<= 1;
+  }
+  grid.mask = (unsigned long long)buckets - 1;
+  return buckets;
+}
+
 // How far a step can bring bodies a and b together (see ContactMargins in host/broadphase.h):
 // envelope + h (speed_a + speed_b + spin_a d + spin_b d), d = |x_a - x_b| + the other's reach.
 STAGGER_HD STAGGER_INLINE double contact_margin(double envelope, double h, double speed_a, double speed_b,

@@ -74,4 +74,15 @@ inline ContactProblem random_problem(unsigned seed, int islands, int bodies_per_
   return p;
 }
 
+// Settings that solve an island problem to near machine precision (equivalence tests).
+inline SolverSettings tight(Method method = Method::staggered) {
+  SolverSettings s;
+  s.method = method;
+  s.tolerance = 1e-11;
+  s.inner_tolerance = 1e-13;
+  s.max_outer_iterations = 500;
+  s.max_inner_iterations = 20000;
+  return s;
+}
+
 }  // namespace stagger::test

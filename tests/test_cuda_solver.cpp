@@ -44,16 +44,6 @@ double result_difference(const ContactProblem& p, const SolveResult& a, const So
   return d / scale;
 }
 
-SolverSettings tight(Method method) {
-  SolverSettings s;
-  s.method = method;
-  s.tolerance = 1e-11;
-  s.inner_tolerance = 1e-13;
-  s.max_outer_iterations = 400;
-  s.max_inner_iterations = 5000;
-  return s;
-}
-
 double max_state_difference(const Bodies& a, const Bodies& b) {
   double d = 0;
   for (int i = 0; i < a.size(); ++i)

@@ -93,16 +93,6 @@ VectorXd lcp_by_enumeration(const MatrixXd& w, const VectorXd& b) {
   return {};
 }
 
-SolverSettings tight(Method method = Method::staggered) {
-  SolverSettings s;
-  s.method = method;
-  s.tolerance = 1e-11;
-  s.inner_tolerance = 1e-13;
-  s.max_outer_iterations = 500;
-  s.max_inner_iterations = 20000;
-  return s;
-}
-
 }  // namespace
 
 TEST_CASE("APGD reaches the exact minimizer of random contact QPs", "[solver][apgd]") {
