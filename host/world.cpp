@@ -9,11 +9,9 @@
 
 #include "parallel.h"
 #include "reference/staggered_reference.h"
-#include "solve_stage.h"
-#ifdef STAGGER_HAVE_CUDA
 #include "cuda/cuda_collide.h"
 #include "cuda/cuda_solver.h"
-#endif
+#include "solve_stage.h"
 
 namespace stagger {
 
@@ -41,24 +39,13 @@ bool finite(Vec3d v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::i
 World::World(const Scene& scene, WorldOptions options)
     : scene_(scene), options_(options), bodies_(Bodies::from_scene(scene)) {
   envelope_ = scene.solver.contact_envelope.value_or(automatic_contact_envelope(scene));
-  if (options_.backend == SolverBackend::cuda) {
-#ifdef STAGGER_HAVE_CUDA
+  if (options_.backend == SolverBackend::cuda) {  // throw without a usable device (or CUDA build)
     cuda_ = std::make_unique<CudaSolver>();
     cuda_collide_ = std::make_unique<CudaCollide>();
-#else
-    throw std::runtime_error("this build has no CUDA support");
-#endif
   }
 }
 
-#ifdef STAGGER_HAVE_CUDA
 World::~World() = default;
-#else
-// Never constructed: lets the unique_ptrs be destroyed.
-class CudaSolver {};
-class CudaCollide {};
-World::~World() = default;
-#endif
 World::World(World&&) noexcept = default;
 World& World::operator=(World&&) noexcept = default;
 
