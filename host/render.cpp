@@ -241,7 +241,25 @@ void read_state_csv(const std::string& file, Bodies& bodies) {
     if (line.empty()) continue;
     std::stringstream row(line);
     std::string id, field;
-    std::getline(row, id, ',');
+    if (!line.empty() && line[0] == '"') {  // a quoted id (it has a comma or a quote): "" is a quote
+      std::size_t at = 1;
+      for (;;) {
+        std::size_t quote = line.find('"', at);
+        if (quote == std::string::npos) throw std::runtime_error(fmt::format("line {}: unterminated quoted id", number));
+        id += line.substr(at, quote - at);
+        if (quote + 1 < line.size() && line[quote + 1] == '"') {
+          id += '"';
+          at = quote + 2;
+          continue;
+        }
+        at = quote + 1;
+        break;
+      }
+      if (at < line.size() && line[at] != ',') throw std::runtime_error(fmt::format("line {}: text after a quoted id", number));
+      row.str(line.substr(std::min(at + 1, line.size())));
+    } else {
+      std::getline(row, id, ',');
+    }
     double v[7];
     for (double& value : v) {
       if (!std::getline(row, field, ',')) throw std::runtime_error(fmt::format("line {}: too few columns", number));

@@ -78,6 +78,16 @@ TEST_CASE("render refuses bad state files and options with exit 2", "[render][cl
   REQUIRE(be32(16) == 64u);  // IHDR width and height
   REQUIRE(be32(20) == 48u);
 
+  // A state written by `stagger run`, with ids that CSV must quote, renders.
+  fs::path odd = test::write_scene(dir, "odd.json", R"({"time_step": 0.01, "steps": 2, "bodies": [
+    {"id": "floor, the", "shape": {"type": "plane"}, "fixed": true},
+    {"id": "say \"hi\"", "shape": {"type": "sphere", "radius": 0.1}, "mass": 1, "position": [0, 0, 0.1]}]})");
+  REQUIRE(test::stagger("run " + odd.string() + " --quiet --out " + (dir / "odd").string(), dir).code == 0);
+  REQUIRE(test::stagger("render " + odd.string() + " --state " + (dir / "odd" / "final_state.csv").string() +
+                            " --out " + (dir / "odd.png").string(),
+                        dir)
+              .code == 0);
+
   struct Bad {
     std::string args, message;
   };
