@@ -24,4 +24,5 @@ run bench/scenes/spheres_pile_10k.json 150 cuda cpu
 run bench/scenes/spheres_resting_100k.json 20 cuda cpu
 run bench/scenes/spheres_pile_100k.json 20 cuda cpu
 run scenes/brazil_nut_small.json 1000 cuda cpu
+run scenes/brazil_nut.json 300 cuda cpu
 run bench/scenes/spheres_pile_1m.json 5 cuda

@@ -1,0 +1,54 @@
+// The repository's granular scenes are what they say they are (VALIDATION.md's Brazil-nut case):
+// the bed's size, the intruder's size ratio, Γ = A (2πf)² / g from the container's motion, and every
+// bead starting inside the box. Properties of the scene files, computed from their own numbers.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "helpers.h"
+
+using namespace stagger;
+using namespace stagger::test;
+
+TEST_CASE("the Brazil-nut scenes: bed size, size ratio 3, Gamma 3, beads inside the box", "[scenes]") {
+  struct Expect {
+    const char* file;
+    int beads_min, beads_max;
+  };
+  for (Expect e : {Expect{"scenes/brazil_nut_small.json", 300, 400}, Expect{"scenes/brazil_nut.json", 3500, 4500}}) {
+    CAPTURE(e.file);
+    Scene scene = load_scene(std::string(STAGGER_SOURCE_DIR) + "/" + e.file);
+    World world(scene);
+    const Bodies& bodies = world.bodies();
+    int intruder = body_index(world, "intruder"), beads = 0;
+    double bead_radius = 0;
+    for (int i = 0; i < bodies.size(); ++i)
+      if (bodies.is_dynamic(i) && i != intruder) {
+        ++beads;
+        bead_radius = bodies.shape[i].radius;
+      }
+    REQUIRE(beads >= e.beads_min);
+    REQUIRE(beads <= e.beads_max);
+    REQUIRE(bodies.shape[intruder].radius / bead_radius == Approx(3.0).epsilon(0.01));
+
+    // Every container plane shakes with the same sinusoid, at Gamma = 3.
+    const BodyDesc& floor = body_desc(scene, "floor");
+    const double omega = 2 * M_PI * floor.motion.frequency;
+    REQUIRE(floor.motion.amplitude * omega * omega / norm(scene.gravity) == Approx(3.0).epsilon(0.01));
+    for (const BodyDesc& b : scene.bodies)
+      if (b.shape.type == ShapeType::plane) {
+        REQUIRE(b.motion.amplitude == floor.motion.amplitude);
+        REQUIRE(b.motion.frequency == floor.motion.frequency);
+      }
+
+    // Inside the box: on the inner side of every plane, by at least the radius.
+    for (int i = 0; i < bodies.size(); ++i) {
+      if (!bodies.is_dynamic(i)) continue;
+      for (int p = 0; p < bodies.size(); ++p) {
+        if (bodies.shape[p].type != ShapeType::plane) continue;
+        Vec3d n = rotate(bodies.q[p], Vec3d{0, 0, 1});
+        REQUIRE(dot(bodies.x[i] - bodies.x[p], n) >= bodies.shape[i].radius - 1e-12);
+      }
+    }
+  }
+}
