@@ -42,7 +42,8 @@ struct CollideBatched {
   static U* ptr(Array<U>& a) { return Exec::ptr(a); }
 
   Exec exec;
-  // Bodies (uploaded every step while integration runs on the host).
+  // Bodies: poses and margins uploaded every step (integration runs on the host), shapes and kinds once
+  // (an instance serves one world).
   Array<Shape> shape_;
   Array<Vec3<double>> x_;
   Array<Quat<double>> q_;
@@ -61,14 +62,16 @@ struct CollideBatched {
 
   void upload_bodies(const Bodies& bodies, const ContactMargins& margins) {
     const int n = bodies.size();
-    std::vector<int> dynamic(n);
-    for (int i = 0; i < n; ++i) dynamic[i] = bodies.is_dynamic(i) ? 1 : 0;
-    Exec::upload(bodies.shape, shape_);
+    if (int(shape_.size()) != n) {  // shapes and kinds never change: once per world
+      std::vector<int> dynamic(n);
+      for (int i = 0; i < n; ++i) dynamic[i] = bodies.is_dynamic(i) ? 1 : 0;
+      Exec::upload(bodies.shape, shape_);
+      Exec::upload(dynamic, dynamic_);
+    }
     Exec::upload(bodies.x, x_);
     Exec::upload(bodies.q, q_);
     Exec::upload(margins.speed, speed_);
     Exec::upload(margins.spin, spin_);
-    Exec::upload(dynamic, dynamic_);
     envelope_ = margins.envelope;
     h_ = margins.h;
   }

@@ -3,6 +3,7 @@
 // works on a converted or uploaded copy.
 #pragma once
 
+#include <type_traits>
 #include <vector>
 
 #include "contact_problem.h"
@@ -47,7 +48,12 @@ struct ProblemArrays {
 
   // Copies (and converts) the problem into these arrays; the view points at them.
   ProblemView<T> load(const ContactProblem& h) {
-    auto put = [](const auto& host, auto& array) { Exec::upload(to_real<T>(host), array); };
+    auto put = [](const auto& host, auto& array) {
+      if constexpr (std::is_same_v<T, double>)
+        Exec::upload(host, array);  // no converted copy
+      else
+        Exec::upload(to_real<T>(host), array);
+    };
     auto put_int = [](const std::vector<int>& host, Array<int>& array) { Exec::upload(host, array); };
     put(h.facet_cos, facet_cos);
     put(h.facet_sin, facet_sin);

@@ -74,6 +74,17 @@ struct StaggeredBatched {
 
   int num_blocks() const { return int(blocks_host_.size()); }
 
+  // A host copy of an array, in double (converted only when the solve ran in float).
+  template <class U>
+  static auto in_double(const Array<U>& array) {
+    std::vector<U> host;
+    Exec::download(array, host);
+    if constexpr (std::is_same_v<T, double>)
+      return host;
+    else
+      return to_doubles(host);
+  }
+
   ProblemView<T> load_problem(const ContactProblem& problem) {
     if constexpr (Exec::kHostMemory && std::is_same_v<T, double>)
       return problem.view();  // nothing to copy
@@ -532,26 +543,12 @@ struct StaggeredBatched {
     // The next step starts from the largest L this step accepted, not from the last (relaxed) one:
     // a start below what the problem needs costs a full product per doubling (measured: 16% slower
     // pours).
-    if constexpr (std::is_same_v<T, double>) {
-      Exec::download(cur_.alpha, result.alpha);
-      Exec::download(cur_.beta, result.beta);
-      Exec::download(v_, result.v);
-      Exec::download(w_, result.w);
-      Exec::download(peak_contact_, result.lipschitz_contact);
-      Exec::download(peak_friction_, result.lipschitz_friction);
-    } else {
-      auto back = [](const auto& array) {
-        std::vector<typename std::decay_t<decltype(array)>::value_type> host;
-        Exec::download(array, host);
-        return to_doubles(host);
-      };
-      result.alpha = back(cur_.alpha);
-      result.beta = back(cur_.beta);
-      result.v = back(v_);
-      result.w = back(w_);
-      result.lipschitz_contact = back(peak_contact_);
-      result.lipschitz_friction = back(peak_friction_);
-    }
+    result.alpha = in_double(cur_.alpha);
+    result.beta = in_double(cur_.beta);
+    result.v = in_double(v_);
+    result.w = in_double(w_);
+    result.lipschitz_contact = in_double(peak_contact_);
+    result.lipschitz_friction = in_double(peak_friction_);
     return result;
   }
 };
