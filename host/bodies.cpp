@@ -1,17 +1,21 @@
 #include "bodies.h"
 
+#include "mesh.h"
+
 namespace stagger {
 
 Mat3<double> Bodies::inv_inertia_world(int i) const {
   if (kind[i] != BodyKind::dynamic) return Mat3<double>{{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
   Vec3d ib = inertia_body[i];
-  return world_tensor(q[i], Vec3d{1.0 / ib.x, 1.0 / ib.y, 1.0 / ib.z});
+  return world_tensor(inertia_frame(i), Vec3d{1.0 / ib.x, 1.0 / ib.y, 1.0 / ib.z});
 }
 
 Bodies Bodies::from_scene(const Scene& scene) {
   Bodies b;
   const size_t n = scene.bodies.size();
   for (auto* v : {&b.v, &b.w, &b.x, &b.inertia_body, &b.x0}) v->reserve(n);
+  b.meshes = scene.meshes;
+  for (const auto& m : b.meshes) b.mesh_views.push_back(m->view());
   for (const BodyDesc& d : scene.bodies) {
     KinematicMotion m;
     m.type = d.motion.type == MotionType::sinusoid ? 1 : (d.motion.type == MotionType::constant_velocity ? 2 : 0);
@@ -37,9 +41,11 @@ Bodies Bodies::from_scene(const Scene& scene) {
     b.friction.push_back(d.friction);
     b.restitution.push_back(d.restitution);
     b.id.push_back(d.id);
+    const Mesh* mesh = d.shape.type == ShapeType::mesh ? scene.meshes[d.shape.mesh].get() : nullptr;
+    b.inertia_axes.push_back(mesh ? mesh->principal_axes : Quatd{1, 0, 0, 0});
     if (d.kind == BodyKind::dynamic) {
       b.inv_mass.push_back(1.0 / d.mass);
-      b.inertia_body.push_back(d.mass * unit_mass_inertia(d.shape));
+      b.inertia_body.push_back(d.mass * (mesh ? mesh->principal_inertia : unit_mass_inertia(d.shape)));
     } else {
       b.inv_mass.push_back(0.0);
       b.inertia_body.push_back(Vec3d{0, 0, 0});

@@ -22,7 +22,7 @@ void compute_contact_margins(const Bodies& bodies, double h, double envelope, Ve
     if (s.type == ShapeType::plane && bodies.kind[i] == BodyKind::kinematic)
       margins.spin[i] = norm(bodies.motion[i].angular_velocity);
     // A sphere's surface does not move when it spins about its centre.
-    double reach = s.type == ShapeType::box ? bounding_radius(s) : 0.0;
+    double reach = s.type == ShapeType::box || s.type == ShapeType::mesh ? bounding_radius(s) : 0.0;
     switch (bodies.kind[i]) {
       case BodyKind::dynamic: margins.speed[i] = norm(bodies.v[i]) + h * g + norm(bodies.w[i]) * reach; break;
       case BodyKind::kinematic: margins.speed[i] = kinematic_speed_bound(bodies.motion[i], reach); break;

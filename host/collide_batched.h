@@ -34,6 +34,26 @@ struct CellRangeUnion {
   }
 };
 
+// The contacts of candidate pair i, handed to a sink (a counter or a writer); returns whether body A
+// of the contacts is the pair's second body.
+struct PairContacts {
+  const Shape* shape;
+  const Vec3<double>* x;
+  const Quat<double>* q;
+  const double *speed, *spin;
+  const int *pa, *pb;
+  const MeshView* meshes;
+  double envelope, h;
+
+  template <class Sink>
+  STAGGER_HD bool operator()(int i, Sink& sink) const {
+    const int p = pa[i], r = pb[i];
+    const double margin =
+        contact_margin(envelope, h, speed[p], speed[r], spin[p], spin[r], x[p], x[r], shape[p], shape[r]);
+    return collide_pair(shape[p], BodyPose{x[p], q[p]}, shape[r], BodyPose{x[r], q[r]}, margin, meshes, sink);
+  }
+};
+
 template <class Exec>
 struct CollideBatched {
   template <class U>
@@ -45,6 +65,10 @@ struct CollideBatched {
   // Bodies: poses and margins uploaded every step (integration runs on the host), shapes and kinds once
   // (an instance serves one world).
   Array<Shape> shape_;
+  // Meshes: every mesh's field and samples in one array each, and views that point into them.
+  Array<float> mesh_fields_;
+  Array<Vec3<double>> mesh_samples_;
+  Array<MeshView> mesh_views_;
   Array<Vec3<double>> x_;
   Array<Quat<double>> q_;
   Array<double> speed_, spin_;
@@ -67,6 +91,7 @@ struct CollideBatched {
       for (int i = 0; i < n; ++i) dynamic[i] = bodies.is_dynamic(i) ? 1 : 0;
       Exec::upload(bodies.shape, shape_);
       Exec::upload(dynamic, dynamic_);
+      upload_meshes(bodies);
     }
     Exec::upload(bodies.x, x_);
     Exec::upload(bodies.q, q_);
@@ -74,6 +99,26 @@ struct CollideBatched {
     Exec::upload(margins.spin, spin_);
     envelope_ = margins.envelope;
     h_ = margins.h;
+  }
+
+  void upload_meshes(const Bodies& bodies) {
+    std::vector<float> fields;
+    std::vector<Vec3<double>> samples;
+    for (const MeshView& m : bodies.mesh_views) {
+      fields.insert(fields.end(), m.sdf, m.sdf + std::size_t(m.nx) * m.ny * m.nz);
+      samples.insert(samples.end(), m.samples, m.samples + m.num_samples);
+    }
+    Exec::upload(fields, mesh_fields_);
+    Exec::upload(samples, mesh_samples_);
+    std::vector<MeshView> views = bodies.mesh_views;
+    std::size_t field_at = 0, sample_at = 0;
+    for (MeshView& m : views) {  // the same views, pointing into the uploaded arrays
+      m.sdf = ptr(mesh_fields_) + field_at;
+      m.samples = ptr(mesh_samples_) + sample_at;
+      field_at += std::size_t(m.nx) * m.ny * m.nz;
+      sample_at += std::size_t(m.num_samples);
+    }
+    Exec::upload(views, mesh_views_);
   }
 
   // Appends pairs (a < b, at least one dynamic body) to pair_a_/pair_b_ from position num_pairs_.
@@ -258,21 +303,16 @@ struct CollideBatched {
     const double *speed = ptr(speed_), *spin = ptr(spin_);
     const int *pa = ptr(pair_a_), *pb = ptr(pair_b_);
     const double envelope = envelope_, h = h_;
-    // The same call in both passes (a count, then the contacts at their offsets): no buffer of
-    // kMaxPairContacts slots per pair.
-    auto touch = [=] STAGGER_HD(int i, ContactPoint<double>* found, bool& swapped) {
-      const int p = pa[i], r = pb[i];
-      const double margin =
-          contact_margin(envelope, h, speed[p], speed[r], spin[p], spin[r], x[p], x[r], shape[p], shape[r]);
-      return collide(shape[p], BodyPose{x[p], q[p]}, shape[r], BodyPose{x[r], q[r]}, margin, found, swapped);
-    };
+    // The same call in both passes (a count, then the contacts at their offsets): a pair may yield
+    // any number of contacts (mesh samples) without a buffer of fixed size per pair.
+    const PairContacts touch{shape, x, q, speed, spin, pa, pb, ptr(mesh_views_), envelope, h};
     Exec::fill(count_, std::size_t(np), 0);
     Exec::fill(offset_, std::size_t(np), 0);
     int* c = ptr(count_);
     exec.for_each(np, [=] STAGGER_HD(int i) {
-      ContactPoint<double> found[kMaxPairContacts];
-      bool swapped = false;
-      c[i] = touch(i, found, swapped);
+      ContactCounter counter;
+      touch(i, counter);
+      c[i] = counter.count;
     });
     const long long total = exec.exclusive_scan(ptr(count_), np, ptr(offset_));
     contact_a_.resize(std::size_t(total));
@@ -282,13 +322,11 @@ struct CollideBatched {
     ContactPoint<double>* cp = ptr(contacts_);
     const int* o = ptr(offset_);
     exec.for_each(np, [=] STAGGER_HD(int i) {
-      ContactPoint<double> found[kMaxPairContacts];
-      bool swapped = false;
-      const int count = touch(i, found, swapped);
-      for (int k = 0; k < count; ++k) {
+      ContactWriter writer{cp + o[i]};
+      const bool swapped = touch(i, writer);
+      for (int k = 0; k < writer.count; ++k) {
         ca[o[i] + k] = swapped ? pb[i] : pa[i];
         cb[o[i] + k] = swapped ? pa[i] : pb[i];
-        cp[o[i] + k] = found[k];
       }
     });
     std::vector<ContactPoint<double>> points;

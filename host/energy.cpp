@@ -6,7 +6,7 @@ double kinetic_energy(const Bodies& b) {
   double e = 0;
   for (int i = 0; i < b.size(); ++i) {
     if (!b.is_dynamic(i)) continue;
-    Vec3d wb = rotate_inverse(b.q[i], b.w[i]);
+    Vec3d wb = rotate_inverse(b.inertia_frame(i), b.w[i]);
     e += 0.5 * norm2(b.v[i]) / b.inv_mass[i] + 0.5 * dot(wb, cwise_mul(b.inertia_body[i], wb));
   }
   return e;

@@ -34,13 +34,13 @@ void narrowphase(const Bodies& bodies, const std::vector<BodyPair>& pairs, const
   parallel_for(
       chunks,
       [&](int c) {
-        ContactPoint<double> found[kMaxPairContacts];
         for (int i = c * kChunk; i < std::min(n, (c + 1) * kChunk); ++i) {
-          int p = pairs[i].a, q = pairs[i].b;
-          bool swapped = false;
-          int count = collide(bodies.shape[p], BodyPose{bodies.x[p], bodies.q[p]}, bodies.shape[q],
-                              BodyPose{bodies.x[q], bodies.q[q]}, margins.of(bodies, p, q), found, swapped);
-          for (int k = 0; k < count; ++k) part[c].push(swapped ? q : p, swapped ? p : q, found[k]);
+          const int p = pairs[i].a, q = pairs[i].b;
+          const bool swapped = pair_swapped(bodies.shape[p], bodies.shape[q]);
+          const int a = swapped ? q : p, b = swapped ? p : q;
+          auto keep = [&](const ContactPoint<double>& contact) { part[c].push(a, b, contact); };
+          collide_pair(bodies.shape[p], BodyPose{bodies.x[p], bodies.q[p]}, bodies.shape[q], BodyPose{bodies.x[q], bodies.q[q]},
+                       margins.of(bodies, p, q), bodies.mesh_views.data(), keep);
         }
       },
       n);

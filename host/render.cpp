@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "kernels/mesh_field.h"
 #include "output.h"
 #include "parallel.h"
 
@@ -76,6 +77,25 @@ double hit_box(Vec3d o, Vec3d d, Vec3d c, Quatd q, Vec3d half, Vec3d& normal) {
   n_local[axis] = sign;
   normal = r * n_local;
   return t_near;
+}
+
+// Sphere tracing through a mesh's distance field, inside its bounding sphere (radius r).
+double hit_mesh(Vec3d o, Vec3d d, Vec3d c, Quatd q, double r, const MeshView& m, Vec3d& normal) {
+  double t = hit_sphere(o, d, c, r);
+  if (!std::isfinite(t)) return INFINITY;
+  Mat3<double> rot = rotation(q);
+  Vec3d lo = transpose(rot) * (o - c), ld = transpose(rot) * d;
+  const double t_end = t + 2 * r, eps = 0.05 * m.cell;
+  for (int step = 0; step < 256 && t < t_end; ++step) {
+    Vec3d g;
+    double phi = mesh_distance(m, lo + t * ld, g);
+    if (phi < eps) {
+      normal = rot * g;
+      return t;
+    }
+    t += std::max(phi, eps);
+  }
+  return INFINITY;
 }
 
 Vec3d shade(Vec3d base, Vec3d normal, Vec3d light) {
@@ -195,6 +215,7 @@ Image render_bodies(const Bodies& bodies, Vec3d up, int width, int height, Rende
       Vec3d base = !bodies.is_dynamic(i)                                        ? Vec3d{0.62, 0.64, 0.68}
                    : bounding_radius(shape) > 1.5 * median                      ? Vec3d{0.95, 0.55, 0.15}
                    : shape.type == ShapeType::box                               ? Vec3d{0.86, 0.74, 0.52}
+                   : shape.type == ShapeType::mesh                              ? Vec3d{0.83, 0.66, 0.55}
                                                                                 : Vec3d{0.42, 0.6, 0.86};
       for (int px = s.x0; px <= s.x1; ++px) {
         Vec3d d = cam.ray(width, height, px, py), normal;
@@ -202,6 +223,8 @@ Image render_bodies(const Bodies& bodies, Vec3d up, int width, int height, Rende
         if (shape.type == ShapeType::sphere) {
           t = hit_sphere(cam.eye, d, bodies.x[i], shape.radius);
           normal = normalized(cam.eye + t * d - bodies.x[i]);
+        } else if (shape.type == ShapeType::mesh) {
+          t = hit_mesh(cam.eye, d, bodies.x[i], bodies.q[i], shape.radius, bodies.mesh_views[shape.mesh], normal);
         } else {
           t = hit_box(cam.eye, d, bodies.x[i], bodies.q[i], shape.half_extents, normal);
         }

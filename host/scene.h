@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -12,6 +13,8 @@
 #include "kernels/vec.h"
 
 namespace stagger {
+
+struct Mesh;  // host/mesh.h
 
 using Vec3d = Vec3<double>;
 using Quatd = Quat<double>;
@@ -84,6 +87,7 @@ struct Scene {
   SolverSettings solver;
   SceneLimits limits;
   std::vector<BodyDesc> bodies;  // listed bodies, then generated ones
+  std::vector<std::shared_ptr<const Mesh>> meshes;  // what mesh shapes refer to (Shape::mesh)
   OutputSettings output;
   std::vector<std::string> track;  // ids whose trajectories are recorded and reported
 };

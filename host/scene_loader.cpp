@@ -8,11 +8,13 @@
 #include <map>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 #include <fmt/format.h>
 
 #include "json_reader.h"
 #include "kernels/projections.h"
+#include "mesh.h"
 #include "scene.h"
 
 namespace stagger {
@@ -30,7 +32,30 @@ double physical_memory_bytes() {
   return pages > 0 && page > 0 ? double(pages) * double(page) : 0.0;
 }
 
-Shape parse_shape(const JsonNode& node) {
+// The meshes of one scene: each file with the same options is built once, and shapes refer to it by
+// index into the scene's mesh table.
+struct MeshLibrary {
+  std::filesystem::path directory;  // the scene file's, against which relative paths resolve
+  std::vector<std::shared_ptr<const Mesh>>& table;
+  std::map<std::tuple<std::string, double, int, double>, int> built;
+
+  int get(const JsonNode& file_node, const std::string& file, const MeshOptions& o) {
+    std::filesystem::path path(file);
+    if (path.is_relative()) path = directory / path;
+    auto key = std::make_tuple(path.lexically_normal().string(), o.scale, o.resolution, o.sample_spacing);
+    if (auto it = built.find(key); it != built.end()) return it->second;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) file_node.fail(fmt::format("no mesh file {}", path.string()));
+    try {
+      table.push_back(std::make_shared<const Mesh>(load_mesh(path.string(), o)));
+    } catch (const MeshError& e) {
+      file_node.fail(e.what());
+    }
+    return built[key] = int(table.size()) - 1;
+  }
+};
+
+Shape parse_shape(const JsonNode& node, MeshLibrary& meshes) {
   node.require_object();
   std::string type = node.at("type").string();
   Shape s;
@@ -49,7 +74,18 @@ Shape parse_shape(const JsonNode& node) {
     node.allow_only({"type"});
     s.type = ShapeType::plane;
   } else if (type == "mesh") {
-    node.at("type").fail("mesh shapes are not supported yet (sphere, box and plane are)");
+    node.allow_only({"type", "file", "scale", "resolution", "sample_spacing"});
+    MeshOptions o;
+    if (auto v = node.find("scale")) o.scale = v->positive();
+    if (auto v = node.find("resolution")) o.resolution = int(v->integer_in(kMinMeshResolution, kMaxMeshResolution));
+    if (auto v = node.find("sample_spacing")) o.sample_spacing = v->positive();
+    JsonNode file = node.at("file");
+    const int index = meshes.get(file, file.string(), o);
+    const Mesh& mesh = *meshes.table[index];
+    s.type = ShapeType::mesh;
+    s.mesh = index;
+    s.radius = mesh.bounding_radius;
+    s.half_extents = mesh.half_extents;
   } else {
     node.at("type").fail(fmt::format("unknown shape type \"{}\" (expected sphere, box, plane or mesh)", type));
   }
@@ -82,7 +118,7 @@ MotionDesc parse_motion(const JsonNode& node) {
 }
 
 // A body, or a generator's template (no id, no position).
-BodyDesc parse_body(const JsonNode& node, bool is_template) {
+BodyDesc parse_body(const JsonNode& node, bool is_template, MeshLibrary& meshes) {
   node.allow_only({"id", "shape", "position", "orientation", "velocity", "angular_velocity", "mass", "density",
                    "friction", "restitution", "fixed", "motion"});
   BodyDesc b;
@@ -96,7 +132,7 @@ BodyDesc parse_body(const JsonNode& node, bool is_template) {
     }
     if (auto p = node.find("position")) b.position = p->vec3();
   }
-  b.shape = parse_shape(node.at("shape"));
+  b.shape = parse_shape(node.at("shape"), meshes);
   if (auto q = node.find("orientation")) {
     Quatd o = q->quat();
     double n = quat_norm(o);
@@ -128,7 +164,8 @@ BodyDesc parse_body(const JsonNode& node, bool is_template) {
   if (mass && density) density->fail("give either \"mass\" or \"density\", not both");
   if (b.kind == BodyKind::dynamic) {
     if (!mass && !density) node.child_path("mass").fail("a dynamic body needs \"mass\" or \"density\"");
-    b.mass = mass ? mass->positive() : density->positive() * shape_volume(b.shape);
+    const double volume = b.shape.type == ShapeType::mesh ? meshes.table[b.shape.mesh]->volume : shape_volume(b.shape);
+    b.mass = mass ? mass->positive() : density->positive() * volume;
     if (!(b.mass > 0) || !std::isfinite(b.mass)) (mass ? *mass : *density).fail("gives a mass that is not a positive finite number");
   } else {
     // Accepted and checked, but a fixed or kinematic body has infinite mass for the solver.
@@ -153,8 +190,8 @@ double grid_count(const JsonNode& node) {
   return total;
 }
 
-void generate_grid(const JsonNode& node, int index, std::vector<BodyDesc>& out) {
-  node.allow_only({"type", "count", "origin", "spacing", "jitter", "seed", "body"});
+void generate_grid(const JsonNode& node, int index, MeshLibrary& meshes, std::vector<BodyDesc>& out) {
+  node.allow_only({"type", "count", "origin", "spacing", "jitter", "seed", "random_orientation", "body"});
   auto counts = node.at("count").elements();
   std::int64_t n[3];
   for (int i = 0; i < 3; ++i) n[i] = counts[i].integer_in(1, 100'000'000);
@@ -164,7 +201,9 @@ void generate_grid(const JsonNode& node, int index, std::vector<BodyDesc>& out) 
   if (auto j = node.find("jitter")) jitter = j->non_negative();
   std::uint64_t seed = 1;
   if (auto s = node.find("seed")) seed = std::uint64_t(s->integer_in(0, INT64_MAX));
-  BodyDesc tmpl = parse_body(node.at("body"), /*is_template=*/true);
+  bool random_orientation = false;
+  if (auto r = node.find("random_orientation")) random_orientation = r->boolean();
+  BodyDesc tmpl = parse_body(node.at("body"), /*is_template=*/true, meshes);
   std::mt19937_64 rng(seed);
   std::int64_t serial = 0;
   for (std::int64_t k = 0; k < n[2]; ++k)
@@ -175,6 +214,11 @@ void generate_grid(const JsonNode& node, int index, std::vector<BodyDesc>& out) 
         Vec3d offset{(2 * unit_uniform(rng) - 1) * jitter, (2 * unit_uniform(rng) - 1) * jitter,
                      (2 * unit_uniform(rng) - 1) * jitter};
         b.position = origin + spacing * Vec3d{double(i), double(j), double(k)} + offset;
+        if (random_orientation) {  // uniform over rotations (Shoemake 1992), after the template's
+          double u1 = unit_uniform(rng), u2 = 2 * M_PI * unit_uniform(rng), u3 = 2 * M_PI * unit_uniform(rng);
+          double a = std::sqrt(1 - u1), c = std::sqrt(u1);
+          b.orientation = normalized(Quatd{a * std::sin(u2), a * std::cos(u2), c * std::sin(u3), c * std::cos(u3)} * tmpl.orientation);
+        }
         if (!(std::isfinite(b.position.x) && std::isfinite(b.position.y) && std::isfinite(b.position.z)))
           node.at("spacing").fail("places bodies at non-finite positions");
         out.push_back(std::move(b));
@@ -330,10 +374,11 @@ Scene parse_scene(const std::string& text, const std::string& file, double memor
                                      memory_budget_bytes > 0 ? "the caller's budget" : "80% of this machine's memory"));
   }
 
+  MeshLibrary meshes{std::filesystem::path(file).parent_path(), scene.meshes, {}};
   std::map<std::string, std::string> id_owner;  // id -> where it was defined (for duplicate messages)
   auto elements = bodies.elements();
   for (std::size_t i = 0; i < elements.size(); ++i) {
-    BodyDesc b = parse_body(elements[i], /*is_template=*/false);
+    BodyDesc b = parse_body(elements[i], /*is_template=*/false, meshes);
     if (b.id.empty()) b.id = fmt::format("body{}", i);
     std::string where = elements[i].path();
     auto [it, inserted] = id_owner.emplace(b.id, where);
@@ -344,7 +389,7 @@ Scene parse_scene(const std::string& text, const std::string& file, double memor
   }
   for (std::size_t g = 0; g < generators.size(); ++g) {
     std::size_t first = scene.bodies.size();
-    generate_grid(generators[g], int(g), scene.bodies);
+    generate_grid(generators[g], int(g), meshes, scene.bodies);
     for (std::size_t i = first; i < scene.bodies.size(); ++i) {
       auto [it, inserted] = id_owner.emplace(scene.bodies[i].id, generators[g].path());
       if (!inserted)

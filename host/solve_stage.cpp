@@ -20,7 +20,7 @@ void predict_velocities(const Bodies& bodies, Vec3d gravity, double h, std::vect
       return;
     }
     v_pred[i] = bodies.v[i] + h * gravity;
-    w_pred[i] = gyroscopic_predictor(bodies.q[i], bodies.inertia_body[i], bodies.w[i], h);
+    w_pred[i] = gyroscopic_predictor(bodies.inertia_frame(i), bodies.inertia_body[i], bodies.w[i], h);
   });
 }
 

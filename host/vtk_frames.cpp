@@ -60,10 +60,13 @@ std::string bodies_vtp(const Bodies& b) {
     const Shape& s = b.shape[i];
     switch (s.type) {
       case ShapeType::sphere: return PolyData::v3({s.radius, s.radius, s.radius});
-      case ShapeType::box: return PolyData::v3(2.0 * s.half_extents);
+      case ShapeType::box:
+      case ShapeType::mesh: return PolyData::v3(2.0 * s.half_extents);  // a mesh: its bounding box
       default: return PolyData::v3({0, 0, 0});
     }
   });
+  // Which mesh of the scene a mesh body is (its order of first use; -1 for other shapes).
+  d.add("Int32", "mesh", 1, [&](std::size_t i) { return std::to_string(b.shape[i].mesh); });
   d.add("Int32", "kind", 1, [&](std::size_t i) { return std::to_string(int(b.kind[i])); });
   d.add("Int64", "index", 1, [](std::size_t i) { return std::to_string(i); });
   return d.str();

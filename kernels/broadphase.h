@@ -27,7 +27,7 @@ STAGGER_HD STAGGER_INLINE Aabb inflated_aabb(const Shape& s, Vec3<double> x, Qua
 STAGGER_HD STAGGER_INLINE double plane_clearance(Vec3<double> px, Vec3<double> n, const Shape& s, Vec3<double> x,
                                                  Quat<double> q) {
   double reach = s.radius;
-  if (s.type == ShapeType::box) {
+  if (s.type == ShapeType::box || s.type == ShapeType::mesh) {  // a mesh: its bounding box about the centre
     Mat3<double> r = rotation(q);
     reach = s.half_extents.x * abs_of(dot(n, r.col(0))) + s.half_extents.y * abs_of(dot(n, r.col(1))) +
             s.half_extents.z * abs_of(dot(n, r.col(2)));

@@ -4,116 +4,35 @@
 // them tunnel or sink.
 #pragma once
 
-#include "box_box.h"
-#include "contact_point.h"
-#include "shapes.h"
+#include "mesh_contacts.h"
+#include "primitive_contacts.h"
 
 namespace stagger {
 
-// Pose of a body as the narrow phase sees it.
-struct BodyPose {
-  Vec3<double> x;
-  Quat<double> q;
-};
-
-STAGGER_HD STAGGER_INLINE int collide_sphere_sphere(Vec3<double> xa, double ra, Vec3<double> xb, double rb, double margin,
-                                                    ContactPoint<double>* out) {
-  Vec3<double> d = xa - xb;
-  double dist = norm(d);
-  double gap = dist - ra - rb;
-  if (gap >= margin) return 0;
-  // Coincident centres: any direction is as good as another; pick +z deterministically.
-  Vec3<double> n = dist > 1e-300 ? (1.0 / dist) * d : Vec3<double>{0, 0, 1};
-  out[0].normal = n;
-  out[0].gap = gap;
-  out[0].point = xb + (rb + 0.5 * gap) * n;
-  out[0].feature = 0;
-  return 1;
-}
-
-// The plane is the half-space below its local x-y plane; outward normal = local +z.
-STAGGER_HD STAGGER_INLINE int collide_sphere_plane(Vec3<double> xs, double r, const BodyPose& plane, double margin,
-                                                   ContactPoint<double>* out) {
-  Vec3<double> n = rotate(plane.q, Vec3<double>{0, 0, 1});
-  double dist = dot(xs - plane.x, n);
-  double gap = dist - r;
-  if (gap >= margin) return 0;
-  out[0].normal = n;
-  out[0].gap = gap;
-  out[0].point = xs - (0.5 * (r + dist)) * n;
-  out[0].feature = 0;
-  return 1;
-}
-
-STAGGER_HD STAGGER_INLINE int collide_sphere_box(Vec3<double> xs, double r, const BodyPose& box, Vec3<double> e,
-                                                 double margin, ContactPoint<double>* out) {
-  Mat3<double> rot = rotation(box.q);
-  Vec3<double> c = transpose(rot) * (xs - box.x);  // sphere centre in the box frame
-  Vec3<double> p{clamp_to(c.x, -e.x, e.x), clamp_to(c.y, -e.y, e.y), clamp_to(c.z, -e.z, e.z)};
-  Vec3<double> n_local, surface;
-  double gap;
-  Vec3<double> diff = c - p;
-  double dist = norm(diff);
-  if (dist > 0) {  // centre outside: closest point on the surface
-    n_local = (1.0 / dist) * diff;
-    surface = p;
-    gap = dist - r;
-  } else {         // centre inside: leave through the nearest face
-    int axis = 0;
-    double depth = e.x - abs_of(c.x);
-    for (int i = 1; i < 3; ++i) {
-      double di = e[i] - abs_of(c[i]);
-      if (di < depth) {
-        depth = di;
-        axis = i;
-      }
-    }
-    n_local = Vec3<double>{0, 0, 0};
-    n_local[axis] = c[axis] >= 0 ? 1.0 : -1.0;
-    surface = c;
-    surface[axis] = n_local[axis] * e[axis];
-    gap = -depth - r;
+// Canonical order of a pair's shapes: sphere < box < mesh < plane. Body A of a pair's contacts is
+// the one that comes first; the normal points from B into A.
+STAGGER_HD STAGGER_INLINE int shape_rank(ShapeType t) {
+  switch (t) {
+    case ShapeType::sphere: return 0;
+    case ShapeType::box: return 1;
+    case ShapeType::mesh: return 2;
+    default: return 3;
   }
-  if (gap >= margin) return 0;
-  Vec3<double> n = rot * n_local;  // from the box (B) into the sphere (A)
-  Vec3<double> box_point = box.x + rot * surface;
-  Vec3<double> sphere_point = xs - r * n;
-  out[0].normal = n;
-  out[0].gap = gap;
-  out[0].point = 0.5 * (box_point + sphere_point);
-  out[0].feature = 0;
-  return 1;
+}
+STAGGER_HD STAGGER_INLINE bool pair_swapped(const Shape& s0, const Shape& s1) {
+  return shape_rank(s1.type) < shape_rank(s0.type);
 }
 
-// Every corner of the box within the margin of the plane; feature = corner index.
-STAGGER_HD STAGGER_INLINE int collide_box_plane(const BodyPose& box, Vec3<double> e, const BodyPose& plane, double margin,
-                                                ContactPoint<double>* out) {
-  Vec3<double> n = rotate(plane.q, Vec3<double>{0, 0, 1});
-  Mat3<double> rot = rotation(box.q);
-  int count = 0;
-  for (int corner = 0; corner < 8; ++corner) {
-    Vec3<double> local{(corner & 1) ? e.x : -e.x, (corner & 2) ? e.y : -e.y, (corner & 4) ? e.z : -e.z};
-    Vec3<double> v = box.x + rot * local;
-    double dist = dot(v - plane.x, n);
-    if (dist >= margin) continue;
-    out[count].normal = n;
-    out[count].gap = dist;
-    out[count].point = v - (0.5 * dist) * n;
-    out[count].feature = uint32_t(corner);
-    ++count;
-  }
-  return count;
-}
-
-// Contacts of a pair in canonical order (sphere < box < plane by type): `swapped` tells the caller
-// that body A of the returned contacts is the pair's second body.
+// Contacts of a pair of primitive shapes in canonical order: `swapped` tells the caller that body A of
+// the returned contacts is the pair's second body. Pairs with a mesh yield nothing here (collide_pair).
 STAGGER_HD STAGGER_INLINE int collide(const Shape& s0, const BodyPose& p0, const Shape& s1, const BodyPose& p1,
                                       double margin, ContactPoint<double>* out, bool& swapped) {
-  swapped = s1.type < s0.type;
+  swapped = pair_swapped(s0, s1);
   const Shape& sa = swapped ? s1 : s0;
   const Shape& sb = swapped ? s0 : s1;
   const BodyPose& pa = swapped ? p1 : p0;
   const BodyPose& pb = swapped ? p0 : p1;
+  if (sa.type == ShapeType::mesh || sb.type == ShapeType::mesh) return 0;
   switch (sa.type) {
     case ShapeType::sphere:
       if (sb.type == ShapeType::sphere) return collide_sphere_sphere(pa.x, sa.radius, pb.x, sb.radius, margin, out);
@@ -127,6 +46,45 @@ STAGGER_HD STAGGER_INLINE int collide(const Shape& s0, const BodyPose& p0, const
     default:
       return 0;  // plane-plane: planes never move freely
   }
+}
+
+// Sinks for collide_pair: one counts a pair's contacts, one writes them to consecutive slots.
+struct ContactCounter {
+  int count = 0;
+  STAGGER_HD STAGGER_INLINE void operator()(const ContactPoint<double>&) { ++count; }
+};
+struct ContactWriter {
+  ContactPoint<double>* out;
+  int count = 0;
+  STAGGER_HD STAGGER_INLINE void operator()(const ContactPoint<double>& c) { out[count++] = c; }
+};
+
+// Contacts of any pair, handed to `sink` in a fixed order; `meshes` is the world's mesh table
+// (Shape::mesh indexes it). Returns whether body A of the contacts is the pair's second body.
+template <class Sink>
+STAGGER_HD STAGGER_INLINE bool collide_pair(const Shape& s0, const BodyPose& p0, const Shape& s1, const BodyPose& p1,
+                                            double margin, const MeshView* meshes, Sink& sink) {
+  bool swapped = pair_swapped(s0, s1);
+  const Shape& sa = swapped ? s1 : s0;
+  const Shape& sb = swapped ? s0 : s1;
+  const BodyPose& pa = swapped ? p1 : p0;
+  const BodyPose& pb = swapped ? p0 : p1;
+  if (sb.type == ShapeType::mesh) {  // A is a sphere, a box or a mesh
+    const MeshView& mb = meshes[sb.mesh];
+    if (sa.type == ShapeType::sphere) collide_sphere_mesh(pa.x, sa.radius, mb, pb, margin, sink);
+    else if (sa.type == ShapeType::box) collide_box_mesh(pa, sa.half_extents, mb, pb, margin, sink);
+    else collide_mesh_mesh(meshes[sa.mesh], pa, mb, pb, margin, sink);
+    return swapped;
+  }
+  if (sa.type == ShapeType::mesh) {  // B is a plane
+    collide_mesh_plane(meshes[sa.mesh], pa, pb, margin, sink);
+    return swapped;
+  }
+  ContactPoint<double> found[kMaxPairContacts];
+  bool unused = false;
+  const int count = collide(s0, p0, s1, p1, margin, found, unused);
+  for (int k = 0; k < count; ++k) sink(found[k]);
+  return swapped;
 }
 
 }  // namespace stagger

@@ -8,12 +8,15 @@
 
 namespace stagger {
 
-enum class ShapeType : uint8_t { sphere = 0, box = 1, plane = 2 };
+enum class ShapeType : uint8_t { sphere = 0, box = 1, plane = 2, mesh = 3 };
 
 struct Shape {
   ShapeType type = ShapeType::sphere;
   double radius = 0;                     // sphere
-  Vec3<double> half_extents{0, 0, 0};    // box
+  Vec3<double> half_extents{0, 0, 0};    // box; mesh: the largest |coordinate| per body axis
+  int32_t mesh = -1;                     // mesh: index into the world's mesh table (host/mesh.h)
+  // A mesh's `radius` is its bounding radius about the centre of mass (the body origin); its volume
+  // and inertia live in the mesh table, not here.
 };
 
 // Radius of the smallest sphere about the body origin that holds the shape (planes: unbounded).
@@ -21,11 +24,13 @@ STAGGER_HD STAGGER_INLINE double bounding_radius(const Shape& s) {
   switch (s.type) {
     case ShapeType::sphere: return s.radius;
     case ShapeType::box: return norm(s.half_extents);
+    case ShapeType::mesh: return s.radius;
     default: return 1e300;
   }
 }
 
-// Volume (for density) and the body-frame diagonal inertia of unit mass, about the centre.
+// Volume (for density) and the body-frame diagonal inertia of unit mass, about the centre (primitive
+// shapes; a mesh's come from its mesh table entry).
 STAGGER_HD STAGGER_INLINE double shape_volume(const Shape& s) {
   switch (s.type) {
     case ShapeType::sphere: return 4.0 / 3.0 * 3.14159265358979323846 * s.radius * s.radius * s.radius;
@@ -55,10 +60,11 @@ STAGGER_HD STAGGER_INLINE Vec3<T> aabb_half_widths(const Shape& s, Quat<T> q) {
   return {dot(cwise_abs(r.r0), e), dot(cwise_abs(r.r1), e), dot(cwise_abs(r.r2), e)};
 }
 
-// Characteristic size used for the automatic contact envelope: sphere diameter, smallest box edge.
+// Characteristic size used for the automatic contact envelope: sphere diameter, smallest box edge,
+// a mesh's smallest bounding-box edge.
 STAGGER_HD STAGGER_INLINE double shape_size(const Shape& s) {
   if (s.type == ShapeType::sphere) return 2.0 * s.radius;
-  if (s.type == ShapeType::box) return 2.0 * min_elem(s.half_extents);
+  if (s.type == ShapeType::box || s.type == ShapeType::mesh) return 2.0 * min_elem(s.half_extents);
   return 1e300;
 }
 

@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-600}"
-scripts/ensure_packages.sh clang libclang-rt-14-dev cmake ninja-build nlohmann-json3-dev libfmt-dev
+scripts/ensure_packages.sh clang libclang-rt-14-dev cmake ninja-build nlohmann-json3-dev libfmt-dev libeigen3-dev libtinyobjloader-dev
 
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTAGGER_FUZZ=ON \
   -DSTAGGER_ENABLE_CUDA=OFF -DSTAGGER_BUILD_TESTS=OFF >/dev/null

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include "collide_batched.h"
 #include "exec_cpu.h"
 #include "helpers.h"
@@ -57,6 +59,10 @@ TEST_CASE("the batched collision stages find the host stages' pairs and contacts
   cases.push_back({validation_scene("box_stack"), 50});
   cases.push_back({validation_scene("conveyor"), 50});
   cases.push_back({sparse_scene(), 10});
+  if (std::filesystem::exists("/usr/share/glmark2/models/bunny.obj"))  // meshes against meshes and walls
+    cases.push_back({repository_scene("scenes/bunny_drop.json"), 300});
+  else
+    WARN("the mesh case was skipped: /usr/share/glmark2/models/bunny.obj is missing (package glmark2-data)");
   for (Case& c : cases) {
     CAPTURE(c.scene.name);
     World world(c.scene);

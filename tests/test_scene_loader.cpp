@@ -144,8 +144,13 @@ TEST_CASE("bad input names the JSON path", "[scene][errors]") {
                "must be > 0, got -0.01");
   expect_error(with_body(R"({"shape": {"type": "sphere"}, "mass": 1})"), "bodies[0].shape.radius", "required");
   expect_error(with_body(R"({"shape": {"type": "cone"}, "mass": 1})"), "bodies[0].shape.type", "unknown shape type");
-  expect_error(with_body(R"({"shape": {"type": "mesh", "file": "bunny.obj"}, "mass": 1})"), "bodies[0].shape.type",
-               "not supported yet");
+  expect_error(with_body(R"({"shape": {"type": "mesh", "file": "bunny.obj"}, "mass": 1})"), "bodies[0].shape.file",
+               "no mesh file");
+  expect_error(with_body(R"({"shape": {"type": "mesh", "file": "b.obj", "scale": 0}, "mass": 1})"), "bodies[0].shape.scale",
+               "must be > 0");
+  expect_error(with_body(R"({"shape": {"type": "mesh", "file": "b.obj", "resolution": 1000}, "mass": 1})"),
+               "bodies[0].shape.resolution", "160");
+  expect_error(with_body(R"({"shape": {"type": "mesh"}, "mass": 1})"), "bodies[0].shape.file", "required");
   expect_error(with_body(R"({"shape": {"type": "box", "half_extents": [1, 0, 1]}, "mass": 1})"),
                "bodies[0].shape.half_extents[1]", "must be > 0");
   expect_error(with_body(R"({"shape": {"type": "sphere", "radius": 1, "half_extents": [1,1,1]}, "mass": 1})"),

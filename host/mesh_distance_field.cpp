@@ -1,0 +1,246 @@
+// A mesh's signed distance field and surface samples. Distances come from closest-point queries on
+// a bounding-volume hierarchy of the triangles (Eigen's KdBVH); the sign from the angle-weighted
+// pseudonormal of the closest feature (Baerentzen & Aanaes 2005), which is exact for a closed,
+// consistently oriented mesh where ray parity tests stumble on edges and vertices.
+#include <unsupported/Eigen/BVH>
+
+#include <utility>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "mesh.h"
+
+namespace stagger {
+
+namespace {
+
+using Box = Eigen::AlignedBox<double, 3>;
+
+Eigen::Vector3d eig(Vec3<double> v) { return {v.x, v.y, v.z}; }
+
+enum Feature { face = 0, vertex0 = 1, vertex1 = 2, vertex2 = 3, edge01 = 4, edge12 = 5, edge20 = 6 };
+
+// Closest point of triangle abc to p and which feature it lies on (Ericson, Real-Time Collision
+// Detection, 5.1.5).
+Vec3<double> closest_on_triangle(Vec3<double> p, Vec3<double> a, Vec3<double> b, Vec3<double> c, Feature& where) {
+  Vec3<double> ab = b - a, ac = c - a, ap = p - a;
+  double d1 = dot(ab, ap), d2 = dot(ac, ap);
+  if (d1 <= 0 && d2 <= 0) return where = vertex0, a;
+  Vec3<double> bp = p - b;
+  double d3 = dot(ab, bp), d4 = dot(ac, bp);
+  if (d3 >= 0 && d4 <= d3) return where = vertex1, b;
+  double vc = d1 * d4 - d3 * d2;
+  if (vc <= 0 && d1 >= 0 && d3 <= 0) return where = edge01, a + (d1 / (d1 - d3)) * ab;
+  Vec3<double> cp = p - c;
+  double d5 = dot(ab, cp), d6 = dot(ac, cp);
+  if (d6 >= 0 && d5 <= d6) return where = vertex2, c;
+  double vb = d5 * d2 - d1 * d6;
+  if (vb <= 0 && d2 >= 0 && d6 <= 0) return where = edge20, a + (d2 / (d2 - d6)) * ac;
+  double va = d3 * d6 - d5 * d4;
+  if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0) return where = edge12, b + ((d4 - d3) / ((d4 - d3) + (d5 - d6))) * (c - b);
+  double inv = 1.0 / (va + vb + vc);
+  return where = face, a + (vb * inv) * ab + (vc * inv) * ac;
+}
+
+// Pseudonormals: per triangle its face normal and its three edges' (the sum of the two adjacent
+// faces' normals); per vertex the angle-weighted sum of its faces' normals.
+struct Pseudonormals {
+  std::vector<Vec3<double>> face, edge, vertex;  // edge: 3 per triangle, edge k from corner k to k+1
+};
+
+Pseudonormals pseudonormals(const Mesh& m) {
+  const int nt = int(m.triangles.size());
+  Pseudonormals p;
+  p.face.resize(nt);
+  p.edge.assign(3 * std::size_t(nt), Vec3<double>{0, 0, 0});
+  p.vertex.assign(m.vertices.size(), Vec3<double>{0, 0, 0});
+  for (int t = 0; t < nt; ++t) {
+    const auto& tri = m.triangles[t];
+    Vec3<double> n = cross(m.vertices[tri[1]] - m.vertices[tri[0]], m.vertices[tri[2]] - m.vertices[tri[0]]);
+    double len = norm(n);
+    p.face[t] = len > 0 ? (1.0 / len) * n : Vec3<double>{0, 0, 0};
+    for (int k = 0; k < 3; ++k) {
+      Vec3<double> e1 = m.vertices[tri[(k + 1) % 3]] - m.vertices[tri[k]], e2 = m.vertices[tri[(k + 2) % 3]] - m.vertices[tri[k]];
+      double l1 = norm(e1), l2 = norm(e2);
+      if (l1 > 0 && l2 > 0) {
+        double angle = std::acos(std::clamp(dot(e1, e2) / (l1 * l2), -1.0, 1.0));
+        p.vertex[tri[k]] += angle * p.face[t];
+      }
+    }
+  }
+  std::unordered_map<std::uint64_t, int> owner;  // directed edge -> triangle
+  owner.reserve(3 * std::size_t(nt));
+  auto key = [](int a, int b) { return (std::uint64_t(std::uint32_t(a)) << 32) | std::uint32_t(b); };
+  for (int t = 0; t < nt; ++t)
+    for (int k = 0; k < 3; ++k) owner.emplace(key(m.triangles[t][k], m.triangles[t][(k + 1) % 3]), t);
+  for (int t = 0; t < nt; ++t)
+    for (int k = 0; k < 3; ++k) {
+      auto other = owner.find(key(m.triangles[t][(k + 1) % 3], m.triangles[t][k]));  // exists: the mesh is closed
+      p.edge[3 * std::size_t(t) + k] = p.face[t] + (other != owner.end() ? p.face[other->second] : p.face[t]);
+    }
+  return p;
+}
+
+using Tree = Eigen::KdBVH<double, 3, int>;
+
+// The nearest triangle to a point: depth first through the hierarchy, nearer child first, pruning
+// boxes farther than the best so far. Seeded with a triangle near the previous grid node, whose
+// distance bounds the search from the start (neighbouring nodes share nearest triangles).
+struct NearestTriangle {
+  const Mesh& mesh;
+  Vec3<double> p;
+  double best = std::numeric_limits<double>::infinity();  // squared distance
+  int triangle = -1;
+  Feature where = face;
+  Vec3<double> point{0, 0, 0};
+
+  void offer(int t) {
+    const auto& tri = mesh.triangles[t];
+    Feature f;
+    Vec3<double> q = closest_on_triangle(p, mesh.vertices[tri[0]], mesh.vertices[tri[1]], mesh.vertices[tri[2]], f);
+    double d2 = norm2(q - p);
+    if (d2 < best) {
+      best = d2;
+      triangle = t;
+      where = f;
+      point = q;
+    }
+  }
+
+  void search(const Tree& tree) {
+    const Eigen::Vector3d e = eig(p);
+    int stack[128];
+    int top = 0;
+    stack[top++] = tree.getRootIndex();
+    while (top > 0) {
+      const int node = stack[--top];
+      Tree::VolumeIterator vb, ve;
+      Tree::ObjectIterator ob, oe;
+      tree.getChildren(node, vb, ve, ob, oe);
+      for (; ob != oe; ++ob) offer(*ob);
+      int near[2];
+      double dist[2];
+      int count = 0;
+      for (; vb != ve; ++vb) {
+        double d = tree.getVolume(*vb).squaredExteriorDistance(e);
+        if (d < best) {
+          near[count] = *vb;
+          dist[count++] = d;
+        }
+      }
+      if (count == 2 && dist[1] < dist[0]) std::swap(near[0], near[1]);
+      for (int c = count - 1; c >= 0; --c) stack[top++] = near[c];  // nearer child on top
+    }
+  }
+};
+
+}  // namespace
+
+void build_distance_field(Mesh& mesh, int resolution) {
+  Vec3<double> lo = mesh.vertices[0], hi = mesh.vertices[0];
+  for (const Vec3<double>& v : mesh.vertices)
+    for (int a = 0; a < 3; ++a) {
+      lo[a] = std::min(lo[a], v[a]);
+      hi[a] = std::max(hi[a], v[a]);
+    }
+  const double extent = max_elem(hi - lo);
+  mesh.field_cell = extent / resolution;
+  // Room around the mesh for speculative contacts and samples that approach from outside.
+  const double pad = std::max(0.1 * extent, 2.0 * mesh.field_cell);
+  mesh.field_origin = lo - Vec3<double>{pad, pad, pad};
+  for (int a = 0; a < 3; ++a) mesh.field_nodes[a] = int(std::ceil((hi[a] - lo[a] + 2 * pad) / mesh.field_cell)) + 1;
+
+  // Triangles with area only (the others cannot be nearest in a way that decides a sign).
+  std::vector<int> ids;
+  std::vector<Box> boxes;
+  for (int t = 0; t < int(mesh.triangles.size()); ++t) {
+    const auto& tri = mesh.triangles[t];
+    if (!(norm(cross(mesh.vertices[tri[1]] - mesh.vertices[tri[0]], mesh.vertices[tri[2]] - mesh.vertices[tri[0]])) > 0)) continue;
+    Box b(eig(mesh.vertices[tri[0]]));
+    b.extend(eig(mesh.vertices[tri[1]]));
+    b.extend(eig(mesh.vertices[tri[2]]));
+    ids.push_back(t);
+    boxes.push_back(b);
+  }
+  Tree tree(ids.begin(), ids.end(), boxes.begin(), boxes.end());
+  const Pseudonormals normals = pseudonormals(mesh);
+
+  const int nx = mesh.field_nodes[0], ny = mesh.field_nodes[1], nz = mesh.field_nodes[2];
+  mesh.field.assign(std::size_t(nx) * ny * nz, 0.0f);
+  const int rows = ny * nz;
+#pragma omp parallel for schedule(dynamic, 4)
+  for (int row = 0; row < rows; ++row) {
+    const int j = row % ny, k = row / ny;
+    int previous = ids[0];
+    for (int i = 0; i < nx; ++i) {
+      NearestTriangle q{mesh, mesh.field_origin + mesh.field_cell * Vec3<double>{double(i), double(j), double(k)}};
+      q.offer(previous);
+      q.search(tree);
+      previous = q.triangle;
+      const auto& tri = mesh.triangles[q.triangle];
+      Vec3<double> n;
+      switch (q.where) {
+        case face: n = normals.face[q.triangle]; break;
+        case vertex0: case vertex1: case vertex2: n = normals.vertex[tri[q.where - vertex0]]; break;
+        default: n = normals.edge[3 * std::size_t(q.triangle) + (q.where - edge01)]; break;
+      }
+      double d = std::sqrt(q.best);
+      mesh.field[i + std::size_t(nx) * (j + std::size_t(ny) * k)] = float(dot(q.p - q.point, n) < 0 ? -d : d);
+    }
+  }
+}
+
+void place_samples(Mesh& mesh, double spacing) {
+  mesh.sample_spacing = spacing;
+  mesh.samples.clear();
+  auto cube_of = [&](Vec3<double> p) {
+    std::uint64_t key = 0;
+    for (int a = 0; a < 3; ++a) key = key * 2097152u + (std::uint64_t(std::int64_t(std::floor(p[a] / spacing)) + 1048576) & 2097151u);
+    return key;
+  };
+  // Angle deficit 2 pi - (sum of the angles at a vertex): the discrete Gaussian curvature, largest at tips.
+  std::vector<double> deficit(mesh.vertices.size(), 2 * M_PI);
+  for (const auto& t : mesh.triangles)
+    for (int k = 0; k < 3; ++k) {
+      Vec3<double> e1 = mesh.vertices[t[(k + 1) % 3]] - mesh.vertices[t[k]], e2 = mesh.vertices[t[(k + 2) % 3]] - mesh.vertices[t[k]];
+      double l1 = norm(e1), l2 = norm(e2);
+      if (l1 > 0 && l2 > 0) deficit[t[k]] -= std::acos(std::clamp(dot(e1, e2) / (l1 * l2), -1.0, 1.0));
+    }
+  std::unordered_map<std::uint64_t, int> sharpest;  // cube -> its most curved vertex (lowest index on ties)
+  for (int i = 0; i < int(mesh.vertices.size()); ++i) {
+    auto [it, fresh] = sharpest.emplace(cube_of(mesh.vertices[i]), i);
+    if (!fresh && deficit[i] > deficit[it->second]) it->second = i;
+  }
+  std::unordered_set<std::uint64_t> taken;
+  for (int i = 0; i < int(mesh.vertices.size()); ++i) {
+    std::uint64_t key = cube_of(mesh.vertices[i]);
+    if (sharpest[key] == i && taken.insert(key).second) mesh.samples.push_back(mesh.vertices[i]);
+  }
+  auto offer = [&](Vec3<double> p) {
+    if (taken.insert(cube_of(p)).second) mesh.samples.push_back(p);
+  };
+  for (const auto& t : mesh.triangles)
+    for (int k = 0; k < 3; ++k) {
+      Vec3<double> a = mesh.vertices[t[k]], b = mesh.vertices[t[(k + 1) % 3]];
+      int pieces = int(std::ceil(norm(b - a) / spacing));
+      for (int s = 1; s < pieces; ++s) offer(a + (double(s) / pieces) * (b - a));
+    }
+  // Inside each triangle, the centroids of its sub-triangles at the sample spacing.
+  for (const auto& t : mesh.triangles) {
+    Vec3<double> a = mesh.vertices[t[0]], b = mesh.vertices[t[1]], c = mesh.vertices[t[2]];
+    double longest = std::max({norm(b - a), norm(c - b), norm(a - c)});
+    int n = std::max(1, int(std::ceil(longest / spacing)));
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; i + j < n; ++j) {
+        double u = (i + 1.0 / 3.0) / n, v = (j + 1.0 / 3.0) / n;
+        offer(a + u * (b - a) + v * (c - a));
+      }
+  }
+}
+
+}  // namespace stagger

@@ -1,0 +1,158 @@
+// Contacts of pairs with a mesh (Kaufman 2009, §7.2): the surface samples of one body tested against
+// the other's signed distance, every sample within the margin a contact whose feature key is the
+// sample's id (stable from step to step, for warm starting). Mesh-mesh pairs test both ways.
+// Each function hands its contacts to a sink (`sink(contact)`): the host narrow phase appends them,
+// the batched stage counts them in one pass and writes them at their offsets in the next, so a pair
+// may yield any number of contacts.
+#pragma once
+
+#include "contact_point.h"
+#include "mesh_field.h"
+#include "primitive_contacts.h"
+
+namespace stagger {
+
+// Feature keys of samples from the pair's second body (mesh-mesh) or of the other shape's generated
+// samples (box lattice points), kept apart from the first body's sample ids.
+constexpr uint32_t kOtherSampleKey = 1u << 24;
+
+// A world point p of one body against the field of mesh B (pose pb): a contact when closer than
+// margin, along B's distance gradient. The normal points out of B, times `flip` (-1 when B is the
+// pair's body A).
+template <class Sink>
+STAGGER_HD STAGGER_INLINE void sample_against_field(Vec3<double> p, const MeshView& field, const BodyPose& pb,
+                                                    const Mat3<double>& rb, double margin, uint32_t feature,
+                                                    double flip, Sink& sink) {
+  Vec3<double> local = transpose(rb) * (p - pb.x);
+  if (!in_field_box(field, local, margin)) return;
+  Vec3<double> g;
+  double phi = mesh_distance(field, local, g);
+  if (phi >= margin) return;
+  Vec3<double> n = rb * g;  // out of B
+  ContactPoint<double> c;
+  c.normal = flip * n;
+  c.gap = phi;
+  c.point = p - (0.5 * phi) * n;
+  c.feature = feature;
+  sink(c);
+}
+
+// Mesh (A) on a plane (B): every sample below the margin.
+template <class Sink>
+STAGGER_HD STAGGER_INLINE void collide_mesh_plane(const MeshView& m, const BodyPose& mesh, const BodyPose& plane,
+                                                  double margin, Sink& sink) {
+  Vec3<double> n = rotate(plane.q, Vec3<double>{0, 0, 1});
+  Mat3<double> r = rotation(mesh.q);
+  for (int s = 0; s < m.num_samples; ++s) {
+    Vec3<double> p = mesh.x + r * m.samples[s];
+    double d = dot(p - plane.x, n);
+    if (d >= margin) continue;
+    ContactPoint<double> c;
+    c.normal = n;
+    c.gap = d;
+    c.point = p - (0.5 * d) * n;
+    c.feature = uint32_t(s);
+    sink(c);
+  }
+}
+
+// Sphere (A) against mesh (B). A sphere whose centre lies in B's grid is one point against B's
+// field (exact for spheres smaller than the samples' spacing, which samples could straddle). A larger
+// sphere is B's samples against the sphere's exact distance (for B's tips and edges), plus the
+// sphere's point nearest to B against B's field (for B's faces, which samples only dot).
+template <class Sink>
+STAGGER_HD STAGGER_INLINE void collide_sphere_mesh(Vec3<double> xs, double r, const MeshView& m, const BodyPose& mesh,
+                                                   double margin, Sink& sink) {
+  Mat3<double> rm = rotation(mesh.q);
+  Vec3<double> centre = transpose(rm) * (xs - mesh.x);
+  if (in_field_box(m, centre, 0.0)) {
+    Vec3<double> g;
+    double gap = mesh_distance(m, centre, g) - r;
+    if (gap >= margin) return;
+    Vec3<double> n = rm * g;
+    ContactPoint<double> c;
+    c.normal = n;
+    c.gap = gap;
+    c.point = xs - (r + 0.5 * gap) * n;
+    c.feature = 0;
+    sink(c);
+    return;
+  }
+  for (int s = 0; s < m.num_samples; ++s) {
+    Vec3<double> p = mesh.x + rm * m.samples[s];
+    Vec3<double> d = xs - p;
+    double dist = norm(d);
+    double gap = dist - r;
+    if (gap >= margin || !(dist > 0)) continue;
+    Vec3<double> n = (1.0 / dist) * d;  // from the sample (B) to the sphere's centre (A)
+    ContactPoint<double> c;
+    c.normal = n;
+    c.gap = gap;
+    c.point = p + (0.5 * gap) * n;
+    c.feature = uint32_t(s) + 1;
+    sink(c);
+  }
+  Vec3<double> toward;  // from B toward the centre, by the field extended beyond its grid
+  mesh_distance(m, centre, toward);
+  sample_against_field(xs - r * (rm * toward), m, mesh, rm, margin, kOtherSampleKey, 1.0, sink);
+}
+
+// Points of a lattice on the box's surface, about as far apart as the mesh's samples (at most 16
+// intervals per edge): corners, edge points and face points, numbered over the whole lattice.
+struct BoxLattice {
+  int k[3];
+  STAGGER_HD STAGGER_INLINE BoxLattice(Vec3<double> e, double spacing) {
+    for (int a = 0; a < 3; ++a) {
+      double intervals = spacing > 0 ? 2.0 * e[a] / spacing : 1.0;
+      intervals = intervals < 1.0 ? 1.0 : (intervals > 16.0 ? 16.0 : intervals);
+      k[a] = int(intervals + 0.999999);
+    }
+  }
+  STAGGER_HD STAGGER_INLINE int size() const { return (k[0] + 1) * (k[1] + 1) * (k[2] + 1); }
+  // Body-frame point of lattice index id; false for the box's interior points.
+  STAGGER_HD STAGGER_INLINE bool point(int id, Vec3<double> e, Vec3<double>& p) const {
+    int i[3] = {id % (k[0] + 1), (id / (k[0] + 1)) % (k[1] + 1), id / ((k[0] + 1) * (k[1] + 1))};
+    bool surface = false;
+    for (int a = 0; a < 3; ++a) {
+      surface = surface || i[a] == 0 || i[a] == k[a];
+      p[a] = e[a] * (2.0 * double(i[a]) / double(k[a]) - 1.0);
+    }
+    return surface;
+  }
+};
+
+// Box (A) against mesh (B): B's samples against the box's exact distance, and the box's lattice
+// points against B's field.
+template <class Sink>
+STAGGER_HD STAGGER_INLINE void collide_box_mesh(const BodyPose& box, Vec3<double> e, const MeshView& m,
+                                                const BodyPose& mesh, double margin, Sink& sink) {
+  Mat3<double> rm = rotation(mesh.q), rb = rotation(box.q);
+  for (int s = 0; s < m.num_samples; ++s) {
+    Vec3<double> p = mesh.x + rm * m.samples[s];
+    ContactPoint<double> c;
+    // A sample is a sphere of radius 0: the sphere-box contact, normal from the box into it.
+    if (!collide_sphere_box(p, 0.0, box, e, margin, &c)) continue;
+    c.normal = -1.0 * c.normal;  // from the mesh (B) into the box (A)
+    c.feature = uint32_t(s);
+    sink(c);
+  }
+  BoxLattice lattice(e, m.sample_spacing);
+  for (int id = 0; id < lattice.size(); ++id) {
+    Vec3<double> local;
+    if (!lattice.point(id, e, local)) continue;
+    sample_against_field(box.x + rb * local, m, mesh, rm, margin, kOtherSampleKey + uint32_t(id), 1.0, sink);
+  }
+}
+
+// Mesh (A) against mesh (B): A's samples against B's field, then B's against A's.
+template <class Sink>
+STAGGER_HD STAGGER_INLINE void collide_mesh_mesh(const MeshView& ma, const BodyPose& pa, const MeshView& mb,
+                                                 const BodyPose& pb, double margin, Sink& sink) {
+  Mat3<double> ra = rotation(pa.q), rb = rotation(pb.q);
+  for (int s = 0; s < ma.num_samples; ++s)
+    sample_against_field(pa.x + ra * ma.samples[s], mb, pb, rb, margin, uint32_t(s), 1.0, sink);
+  for (int s = 0; s < mb.num_samples; ++s)
+    sample_against_field(pb.x + rb * mb.samples[s], ma, pa, ra, margin, kOtherSampleKey + uint32_t(s), -1.0, sink);
+}
+
+}  // namespace stagger
