@@ -166,7 +166,7 @@ TEST_CASE("a sphere mesh's inertia approaches 2/5 r^2 and its field the distance
   }
 }
 
-TEST_CASE("a box mesh's distance field is the box's signed distance; samples cover its surface", "[mesh]") {
+TEST_CASE("a box mesh's distance field is the box's signed distance, and its samples cover its surface", "[mesh]") {
   const Vec3d e{0.05, 0.1, 0.2};
   std::vector<Vec3d> v;
   Triangles t;
@@ -364,7 +364,7 @@ TEST_CASE("a mesh cube on a steep slope slides at g (sin - mu cos), on a gentle 
   }
 }
 
-TEST_CASE("a free bunny keeps its angular momentum; its inertia is turned with it", "[mesh][physics]") {
+TEST_CASE("a free bunny keeps its angular momentum, and its inertia is turned with it", "[mesh][physics]") {
   const std::string bunny = "/usr/share/glmark2/models/bunny.obj";
   if (!std::filesystem::exists(bunny)) {
     WARN("skipped: " << bunny << " is missing (Debian package glmark2-data)");
