@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -53,6 +54,9 @@ struct Mesh {
   // The narrow phase's view (pointers into this mesh's vectors).
   MeshView view() const;
 };
+
+// Key of the directed edge a -> b (its reverse is b -> a's key): topology checks and adjacency.
+inline std::uint64_t directed_edge_key(int a, int b) { return (std::uint64_t(std::uint32_t(a)) << 32) | std::uint32_t(b); }
 
 // Something wrong with a mesh file or its geometry (the scene loader adds file and JSON path).
 struct MeshError : std::runtime_error {

@@ -47,6 +47,13 @@ Vec3<double> closest_on_triangle(Vec3<double> p, Vec3<double> a, Vec3<double> b,
   return where = face, a + (vb * inv) * ab + (vc * inv) * ac;
 }
 
+// The angle of triangle t at its corner k (0 for a degenerate corner).
+double corner_angle(const Mesh& m, const std::array<int, 3>& tri, int k) {
+  Vec3<double> e1 = m.vertices[tri[(k + 1) % 3]] - m.vertices[tri[k]], e2 = m.vertices[tri[(k + 2) % 3]] - m.vertices[tri[k]];
+  double l1 = norm(e1), l2 = norm(e2);
+  return l1 > 0 && l2 > 0 ? std::acos(std::clamp(dot(e1, e2) / (l1 * l2), -1.0, 1.0)) : 0.0;
+}
+
 // Pseudonormals: per triangle its face normal and its three edges' (the sum of the two adjacent
 // faces' normals); per vertex the angle-weighted sum of its faces' normals.
 struct Pseudonormals {
@@ -64,23 +71,15 @@ Pseudonormals pseudonormals(const Mesh& m) {
     Vec3<double> n = cross(m.vertices[tri[1]] - m.vertices[tri[0]], m.vertices[tri[2]] - m.vertices[tri[0]]);
     double len = norm(n);
     p.face[t] = len > 0 ? (1.0 / len) * n : Vec3<double>{0, 0, 0};
-    for (int k = 0; k < 3; ++k) {
-      Vec3<double> e1 = m.vertices[tri[(k + 1) % 3]] - m.vertices[tri[k]], e2 = m.vertices[tri[(k + 2) % 3]] - m.vertices[tri[k]];
-      double l1 = norm(e1), l2 = norm(e2);
-      if (l1 > 0 && l2 > 0) {
-        double angle = std::acos(std::clamp(dot(e1, e2) / (l1 * l2), -1.0, 1.0));
-        p.vertex[tri[k]] += angle * p.face[t];
-      }
-    }
+    for (int k = 0; k < 3; ++k) p.vertex[tri[k]] += corner_angle(m, tri, k) * p.face[t];
   }
   std::unordered_map<std::uint64_t, int> owner;  // directed edge -> triangle
   owner.reserve(3 * std::size_t(nt));
-  auto key = [](int a, int b) { return (std::uint64_t(std::uint32_t(a)) << 32) | std::uint32_t(b); };
   for (int t = 0; t < nt; ++t)
-    for (int k = 0; k < 3; ++k) owner.emplace(key(m.triangles[t][k], m.triangles[t][(k + 1) % 3]), t);
+    for (int k = 0; k < 3; ++k) owner.emplace(directed_edge_key(m.triangles[t][k], m.triangles[t][(k + 1) % 3]), t);
   for (int t = 0; t < nt; ++t)
     for (int k = 0; k < 3; ++k) {
-      auto other = owner.find(key(m.triangles[t][(k + 1) % 3], m.triangles[t][k]));  // exists: the mesh is closed
+      auto other = owner.find(directed_edge_key(m.triangles[t][(k + 1) % 3], m.triangles[t][k]));  // exists: the mesh is closed
       p.edge[3 * std::size_t(t) + k] = p.face[t] + (other != owner.end() ? p.face[other->second] : p.face[t]);
     }
   return p;
@@ -119,8 +118,8 @@ struct NearestTriangle {
     stack[top++] = tree.getRootIndex();
     while (top > 0) {
       const int node = stack[--top];
-      Tree::VolumeIterator vb, ve;
-      Tree::ObjectIterator ob, oe;
+      Tree::VolumeIterator vb = nullptr, ve = nullptr;  // Eigen reads ve before it sets it for a leaf root
+      Tree::ObjectIterator ob = nullptr, oe = nullptr;
       tree.getChildren(node, vb, ve, ob, oe);
       for (; ob != oe; ++ob) offer(*ob);
       int near[2];
@@ -206,11 +205,7 @@ void place_samples(Mesh& mesh, double spacing) {
   // Angle deficit 2 pi - (sum of the angles at a vertex): the discrete Gaussian curvature, largest at tips.
   std::vector<double> deficit(mesh.vertices.size(), 2 * M_PI);
   for (const auto& t : mesh.triangles)
-    for (int k = 0; k < 3; ++k) {
-      Vec3<double> e1 = mesh.vertices[t[(k + 1) % 3]] - mesh.vertices[t[k]], e2 = mesh.vertices[t[(k + 2) % 3]] - mesh.vertices[t[k]];
-      double l1 = norm(e1), l2 = norm(e2);
-      if (l1 > 0 && l2 > 0) deficit[t[k]] -= std::acos(std::clamp(dot(e1, e2) / (l1 * l2), -1.0, 1.0));
-    }
+    for (int k = 0; k < 3; ++k) deficit[t[k]] -= corner_angle(mesh, t, k);
   std::unordered_map<std::uint64_t, int> sharpest;  // cube -> its most curved vertex (lowest index on ties)
   for (int i = 0; i < int(mesh.vertices.size()); ++i) {
     auto [it, fresh] = sharpest.emplace(cube_of(mesh.vertices[i]), i);

@@ -32,8 +32,6 @@ namespace {
 
 std::string point_text(Vec3<double> p) { return fmt::format("({:.6g}, {:.6g}, {:.6g})", p.x, p.y, p.z); }
 
-std::uint64_t edge_key(int a, int b) { return (std::uint64_t(std::uint32_t(a)) << 32) | std::uint32_t(b); }
-
 // Every directed edge once, and its reverse once: closed and consistently oriented. Triangles that
 // repeat a vertex have no area and no edges worth checking; they are dropped.
 void check_closed(const std::vector<Vec3<double>>& vertices, std::vector<std::array<int, 3>>& triangles,
@@ -45,7 +43,7 @@ void check_closed(const std::vector<Vec3<double>>& vertices, std::vector<std::ar
   for (std::size_t t = 0; t < triangles.size(); ++t)
     for (int k = 0; k < 3; ++k) {
       int a = triangles[t][k], b = triangles[t][(k + 1) % 3];
-      if (!directed.emplace(edge_key(a, b), int(t)).second)
+      if (!directed.emplace(directed_edge_key(a, b), int(t)).second)
         throw MeshError(fmt::format(
             "{}: is not consistently oriented (or not a manifold): two triangles run along the edge {} -> {} in "
             "the same direction",
