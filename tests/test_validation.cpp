@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "energy.h"
 #include "helpers.h"
 
 using namespace stagger;
@@ -272,4 +273,102 @@ TEST_CASE("in single precision the stack and the card house still stand, the sph
   for (std::int64_t s = 0; s < scene.steps; ++s) world.step();
   double acceleration = dot(world.bodies().v[b], slope.down) / world.time();
   REQUIRE(acceleration == Approx(5.0 / 7.0 * norm(scene.gravity) * std::sin(slope.angle)).epsilon(0.01));
+}
+
+namespace {
+
+// Painleve's rod, reduced to the plane of its motion (x, z): the end's velocity responds to a
+// force f at the end as K f, with K = 1/m + the rotation about y (the two lowest corners carry
+// equal forces by symmetry, so their midpoint stands for both). From the scene's own numbers.
+struct RodEnd {
+  Vec3d arm;      // world, from the centre of mass to the midpoint of the two lowest corners
+  double kxx, kxz, kzz;
+};
+
+RodEnd rod_end(const Scene& scene) {
+  const BodyDesc& rod = body_desc(scene, "rod");
+  Vec3d e = rod.shape.half_extents;
+  Vec3d arm = rotate(rod.orientation, Vec3d{-e.x, 0, -e.z});
+  double inertia = rod.mass * (e.x * e.x + e.z * e.z) / 3.0;  // about y, the axis it turns about
+  double inv_m = 1.0 / rod.mass;
+  return RodEnd{arm, inv_m + arm.z * arm.z / inertia, -arm.x * arm.z / inertia, inv_m + arm.x * arm.x / inertia};
+}
+
+Vec3d end_velocity(const World& world, int rod, const RodEnd& end0) {
+  const Bodies& b = world.bodies();
+  Vec3d arm = rotate(b.q[rod], rotate(conjugate(world.scene().bodies[rod].orientation), end0.arm));
+  return b.v[rod] + cross(b.w[rod], arm);
+}
+
+}  // namespace
+
+TEST_CASE("Painleve rod above the paradox bound: a tangential impact sticks its end at once", "[validation][literature]") {
+  auto backend = GENERATE(from_range(solve_backends()));
+  CAPTURE(backend_name(backend));
+  Scene scene = validation_scene("painleve_rod");
+  const RodEnd end = rod_end(scene);
+  const double mu = friction_between(scene, "floor", "rod");
+  // Sliding lower end first (v_end,x < 0), friction +mu N: the end's normal acceleration per unit N
+  // is kzz + mu kxz; negative means no sliding motion is consistent (Painleve's paradox).
+  REQUIRE(body_desc(scene, "rod").velocity.x < 0);
+  REQUIRE(end.kzz + mu * end.kxz < 0);
+  World world(scene, on_backend(backend));
+  const int rod = body_index(world, "rod");
+  const double h = scene.time_step, g = norm(scene.gravity), m = body_desc(scene, "rod").mass;
+  const Vec3d v0 = world.bodies().v[rod];
+  const Vec3d end_v0 = end_velocity(world, rod, end);
+  world.step();
+  // Stewart's time-stepping: the end stops (tangentially and normally) within the step; the
+  // impulse that does it is K^-1 (-v_end0 + g h z), and it lies inside the friction cone.
+  Vec3d end_v = end_velocity(world, rod, end);
+  CHECK(std::fabs(end_v.x) < 1e-3 * std::fabs(end_v0.x));
+  CHECK(std::fabs(end_v.z) < 1e-3 * std::fabs(end_v0.x));
+  const double dx = -end_v0.x, dz = g * h, det = end.kxx * end.kzz - end.kxz * end.kxz;
+  const double px = (end.kzz * dx - end.kxz * dz) / det, pz = (end.kxx * dz - end.kxz * dx) / det;
+  REQUIRE(px < mu * pz);
+  Vec3d impulse = m * (world.bodies().v[rod] - v0) - m * h * scene.gravity;
+  CHECK(impulse.x == Approx(px).epsilon(1e-3));
+  CHECK(impulse.z == Approx(pz).epsilon(1e-3));
+  CHECK(std::fabs(impulse.y) < 1e-9);
+  // The rod then pivots on its end: the end stays put, every step converges, no energy appears.
+  auto end_position = [&] {
+    const Bodies& b = world.bodies();
+    return b.x[rod] + rotate(b.q[rod], rotate(conjugate(body_desc(scene, "rod").orientation), end.arm));
+  };
+  const Vec3d stuck = end_position();
+  auto energy = [&](const World& w) { return kinetic_energy(w.bodies()) + potential_energy(w.bodies(), scene.gravity); };
+  const double energy0 = energy(World(scene, on_backend(backend)));
+  for (std::int64_t s = 1; s < scene.steps; ++s) {
+    world.step();
+    REQUIRE(world.last_step().converged);
+    REQUIRE(energy(world) <= energy0 + 1e-9);
+  }
+  const Vec3d end_x = end_position();
+  CHECK(std::hypot(end_x.x - stuck.x, end_x.y - stuck.y) < 1e-4);
+  CHECK(std::fabs(end_x.z) < 1e-4);
+}
+
+TEST_CASE("Painleve rod below the bound slides with the contact force of the rigid-body equations", "[validation][literature]") {
+  auto backend = GENERATE(from_range(solve_backends()));
+  CAPTURE(backend_name(backend));
+  Scene scene = validation_scene("painleve_rod");
+  const double mu = 0.3;
+  for (BodyDesc& b : scene.bodies) b.friction = mu;
+  const RodEnd end = rod_end(scene);
+  REQUIRE(end.kzz + mu * end.kxz > 0);
+  // Keeping contact with friction +mu N: the end's normal acceleration N (kzz + mu kxz) - g is zero,
+  // and the centre of mass accelerates by (mu N, N - m g) / m; the end keeps sliding.
+  const double g = norm(scene.gravity), n = g / (end.kzz + mu * end.kxz);
+  const double m = body_desc(scene, "rod").mass;
+  World world(scene, on_backend(backend));
+  const int rod = body_index(world, "rod");
+  const Vec3d v0 = world.bodies().v[rod];
+  const int steps = 20;  // 0.02 s: the rod turns little, so the force is the initial one to < 1%
+  for (int s = 0; s < steps; ++s) world.step();
+  Vec3d a = (1.0 / (steps * scene.time_step)) * (world.bodies().v[rod] - v0);
+  CHECK(a.x == Approx(mu * n / m).epsilon(0.01));
+  CHECK(a.z == Approx(n / m - g).epsilon(0.01));
+  Vec3d end_v = end_velocity(world, rod, end);
+  CHECK(end_v.x < 0.9 * v0.x);  // still sliding, faster than it started (the rod turns)
+  CHECK(std::fabs(end_v.z) < 1e-3);
 }
