@@ -21,6 +21,11 @@ for f in .deps/debs/*.deb; do
   else (cd "$prefix" && ar p "$OLDPWD/$f" "$(ar t "$OLDPWD/$f" | grep data.tar)" | tar -x -J 2>/dev/null || ar p "$OLDPWD/$f" "$(ar t "$OLDPWD/$f" | grep data.tar)" | tar -x --zstd); fi
 done
 export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
+# The bunny scenes and tests read Debian's path of glmark2-data's bunny.
+if [ ! -e /usr/share/glmark2/models/bunny.obj ] && [ -e "$prefix/usr/share/glmark2/models/bunny.obj" ]; then
+  mkdir -p /usr/share/glmark2 2>/dev/null && cp -r "$prefix/usr/share/glmark2/models" /usr/share/glmark2/ 2>/dev/null ||
+    echo "gpu_session: could not place bunny.obj under /usr/share/glmark2 (bunny tests will skip)"
+fi
 
 log "configure and build (CUDA sm_90)"
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
@@ -35,6 +40,9 @@ tail -4 "$out/ctest.log"
 
 log "benchmark: CUDA backend next to the batched CPU backend (bench/run_cuda.sh)"
 BUILD=build-gpu timeout 420 bench/run_cuda.sh 2>&1 | cut -d, -f7,9,13,20,24,32,33 | tee -a "$out/session.log"
+
+log "benchmark: bunny drops on the CUDA backend (bench/run_bunny.sh)"
+BUILD=build-gpu MACHINE="${GPU_NAME:-h100}" BACKEND=cuda STEPS_2000=1000 timeout 400 bench/run_bunny.sh 2>&1 | tail -3 | tee -a "$out/session.log"
 
 log "one inner iteration on the GPU: time and bandwidth"
 build-gpu/stagger_cuda_iteration bench/scenes/spheres_resting_100k.json --steps 2 2>&1 | tee -a "$out/session.log" | tail -5
