@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "fclib_io.h"
 #include "render.h"
 #include "run.h"
 
@@ -40,6 +41,26 @@ int main(int argc, char** argv) {
   render_cmd->add_option("--view", render.view, "iso | front | top (default iso)");
   render_cmd->add_flag("--cut", render.cut, "leave out the half of the bodies nearer the camera (a section)");
 
+  stagger::ExportFclibOptions export_fclib;
+  CLI::App* export_cmd =
+      app.add_subcommand("export-fclib", "write every island of one step as an FCLIB local problem (HDF5)");
+  export_cmd->add_option("scene", export_fclib.scene_file, "scene file (JSON)")->required();
+  export_cmd->add_option("--step", export_fclib.step, "the step to export (1 = the first; default 1)")
+      ->check(CLI::Range(std::int64_t(1), std::int64_t(1'000'000'000)));
+  export_cmd->add_option("--out", export_fclib.out_dir, "directory for the .hdf5 files (default: out/<scene>_fclib)");
+
+  stagger::SolveFclibOptions solve_fclib;
+  CLI::App* solve_cmd = app.add_subcommand(
+      "solve-fclib", "solve FCLIB local problems with stagger's solver (CSV on stdout; exit 1 if one did not converge)");
+  solve_cmd->add_option("files", solve_fclib.files, "FCLIB .hdf5 files")->required();
+  solve_cmd->add_option("--method", solve_fclib.method, "staggered | ccp | successive_relaxation (default staggered)");
+  solve_cmd->add_option("--tolerance", solve_fclib.tolerances, "natural-map tolerances, one solve each (default 1e-4)")
+      ->check(CLI::PositiveNumber);
+  solve_cmd->add_option("--max-outer", solve_fclib.max_outer_iterations, "outer iterations (default 1000)")
+      ->check(CLI::Range(1, 100'000'000));
+  solve_cmd->add_option("--max-inner", solve_fclib.max_inner_iterations, "APGD iterations per QP (default 300)")
+      ->check(CLI::Range(1, 100'000'000));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -53,6 +74,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (*run_cmd) return stagger::run_command(run);
+  if (*export_cmd) return stagger::export_fclib_command(export_fclib);
+  if (*solve_cmd) return stagger::solve_fclib_command(solve_fclib);
   if (*render_cmd) {
     if (!size.empty() && std::sscanf(size.c_str(), "%dx%d", &render.width, &render.height) != 2) {
       std::fprintf(stderr, "error: --size: expected WIDTHxHEIGHT, got \"%s\"\n", size.c_str());

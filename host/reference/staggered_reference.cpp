@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <stdexcept>
 
 #include <Eigen/Dense>
 #include <Eigen/Sparse>
@@ -32,6 +33,11 @@ struct IslandProblem {
   VectorXd bn, bt, up;        // free velocities and u^p
   double scale = 1;           // 1 / max(|b|, b_floor)
 };
+
+void set_scale(IslandProblem& ip) {
+  double bnorm = std::sqrt(ip.bn.squaredNorm() + ip.bt.squaredNorm());
+  ip.scale = 1.0 / std::max(bnorm, kFreeVelocityFloor * std::sqrt(double(ip.nc * (1 + ip.nt))));
+}
 
 IslandProblem assemble(const ContactProblem& p, int island) {
   IslandProblem ip;
@@ -107,8 +113,7 @@ IslandProblem assemble(const ContactProblem& p, int island) {
   ip.wnt = ip.jn * minv_jtt;
   ip.wtn = ip.jt * minv_jnt;
   ip.wtt = ip.jt * minv_jtt;
-  double bnorm = std::sqrt(ip.bn.squaredNorm() + ip.bt.squaredNorm());
-  ip.scale = 1.0 / std::max(bnorm, kFreeVelocityFloor * std::sqrt(double(nc * (1 + nt))));
+  set_scale(ip);
   return ip;
 }
 
@@ -368,7 +373,108 @@ IslandSolution solve_relaxed(const IslandProblem& ip, VectorXd alpha, VectorXd b
   return out;
 }
 
+// FCLIB's layout: contact k's normal row at 3k, its tangent rows at 3k + 1 and 3k + 2.
+int local_row(int contact, int row) { return 3 * contact + row; }
+
+// The island problem of a local problem: W and q split into the normal and friction blocks.
+IslandProblem from_local(const LocalProblem& lp) {
+  const int nc = lp.contacts();
+  if (lp.w.rows() != 3 * nc || lp.w.cols() != 3 * nc || lp.q.size() != 3 * nc)
+    throw std::invalid_argument("W must be 3n x 3n and q of size 3n for n contacts");
+  IslandProblem ip;
+  ip.nc = nc;
+  ip.nt = 2;
+  ip.mu = lp.mu;
+  std::vector<Triplet> nn, nt, tn, tt;
+  for (int col = 0; col < lp.w.outerSize(); ++col)
+    for (Sparse::InnerIterator it(lp.w, col); it; ++it) {
+      const int r = int(it.row()), c = int(it.col());
+      const bool rn = r % 3 == 0, cn = c % 3 == 0;
+      const int ri = rn ? r / 3 : 2 * (r / 3) + r % 3 - 1, ci = cn ? c / 3 : 2 * (c / 3) + c % 3 - 1;
+      (rn ? (cn ? nn : nt) : (cn ? tn : tt)).emplace_back(ri, ci, it.value());
+    }
+  auto block = [](std::vector<Triplet>& t, int rows, int cols) {
+    Sparse m(rows, cols);
+    m.setFromTriplets(t.begin(), t.end());
+    return m;
+  };
+  ip.wnn = block(nn, nc, nc);
+  ip.wnt = block(nt, nc, 2 * nc);
+  ip.wtn = block(tn, 2 * nc, nc);
+  ip.wtt = block(tt, 2 * nc, 2 * nc);
+  ip.bn.resize(nc);
+  ip.bt.resize(2 * nc);
+  for (int k = 0; k < nc; ++k) {
+    ip.bn[k] = lp.q[local_row(k, 0)];
+    for (int j = 0; j < 2; ++j) ip.bt[2 * k + j] = lp.q[local_row(k, 1 + j)];
+  }
+  set_scale(ip);
+  return ip;
+}
+
 }  // namespace
+
+LocalProblem local_problem(const ContactProblem& p, int island) {
+  if (p.pyramid || p.friction_dims != 2)
+    throw std::invalid_argument("the pyramid friction model has no FCLIB form (use \"friction_model\": \"cone\")");
+  const IslandProblem ip = assemble(p, island);
+  const int nc = ip.nc;
+  LocalProblem lp;
+  lp.mu = ip.mu;
+  std::vector<Triplet> t;
+  auto put = [&](const Sparse& m, bool rows_normal, bool cols_normal) {
+    for (int col = 0; col < m.outerSize(); ++col)
+      for (Sparse::InnerIterator it(m, col); it; ++it) {
+        const int r = int(it.row()), c = int(it.col());
+        t.emplace_back(rows_normal ? local_row(r, 0) : local_row(r / 2, 1 + r % 2),
+                       cols_normal ? local_row(c, 0) : local_row(c / 2, 1 + c % 2), it.value());
+      }
+  };
+  put(ip.wnn, true, true);
+  put(ip.wnt, true, false);
+  put(ip.wtn, false, true);
+  put(ip.wtt, false, false);
+  lp.w.resize(3 * nc, 3 * nc);
+  lp.w.setFromTriplets(t.begin(), t.end());
+  lp.q.resize(3 * nc);
+  for (int k = 0; k < nc; ++k) {
+    lp.q[local_row(k, 0)] = ip.bn[k];
+    for (int j = 0; j < 2; ++j) lp.q[local_row(k, 1 + j)] = ip.bt[2 * k + j];
+  }
+  return lp;
+}
+
+LocalSolution solve_local(const LocalProblem& lp, const SolverSettings& settings, const SolveControls& controls) {
+  const IslandProblem ip = from_local(lp);
+  const int nc = ip.nc;
+  VectorXd alpha = VectorXd::Zero(nc), beta = VectorXd::Zero(2 * nc);
+  IslandSolution sol;
+  switch (settings.method) {
+    case Method::staggered: sol = solve_staggered(ip, alpha, beta, settings, controls); break;
+    case Method::ccp: sol = solve_relaxed(ip, alpha, beta, settings, false); break;
+    case Method::successive_relaxation: sol = solve_relaxed(ip, alpha, beta, settings, true); break;
+  }
+  LocalSolution out;
+  out.r.resize(3 * nc);
+  for (int k = 0; k < nc; ++k) {
+    out.r[local_row(k, 0)] = sol.alpha[k];
+    for (int j = 0; j < 2; ++j) out.r[local_row(k, 1 + j)] = sol.beta[2 * k + j];
+  }
+  out.stats = sol.stats;
+  out.stats.error = natural_map_error(ip, sol.alpha, sol.beta);
+  return out;
+}
+
+double local_error(const LocalProblem& lp, const Eigen::VectorXd& r) {
+  const IslandProblem ip = from_local(lp);
+  if (r.size() != 3 * ip.nc) throw std::invalid_argument("r must have 3 entries per contact");
+  VectorXd alpha(ip.nc), beta(2 * ip.nc);
+  for (int k = 0; k < ip.nc; ++k) {
+    alpha[k] = r[local_row(k, 0)];
+    for (int j = 0; j < 2; ++j) beta[2 * k + j] = r[local_row(k, 1 + j)];
+  }
+  return natural_map_error(ip, alpha, beta);
+}
 
 SolveResult solve_reference(const ContactProblem& p, const SolverSettings& settings, const SolveControls& controls) {
   const int nc = p.num_contacts(), nt = p.friction_dims, ni = p.num_islands();
