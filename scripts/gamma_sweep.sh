@@ -6,7 +6,11 @@
 #   gamma_sweep_<scene>.csv  gamma,cycle,height_m (one row per tracked sample)
 #   gamma_sweep_<scene>.png  the curves (gnuplot)
 # The scene's sinusoid amplitudes must be written as `"amplitude": <number>` (as in scenes/).
-# STEPS=N runs N steps per Gamma instead of the scene's duration (the 4,116-bead bed is slow on a CPU).
+# STEPS=N runs N steps per Gamma instead of the scene's duration (the 4,116-bead bed is slow on a CPU);
+# THREADS=N sets the OpenMP threads of each run. A Gamma whose run in out/gamma_sweep/<scene>/ has
+# finished (summary.json) is reused, so several sweeps over parts of the list can run side by side
+# and a last one over the whole list draws them together; RERUN=1 (or deleting that directory)
+# starts over.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scene="${1:-scenes/brazil_nut_small.json}"
@@ -24,18 +28,23 @@ frequency=$(grep -o '"frequency": *[0-9.eE+-]*' "$scene" | head -1 | sed 's/.*: 
 [ -n "$frequency" ] || { echo "gamma_sweep: no sinusoid frequency in $scene" >&2; exit 2; }
 
 csv="$results/gamma_sweep_${name}.csv"
-echo "gamma,cycle,height_m" > "$csv.tmp"
+echo "gamma,cycle,height_m" > "$csv.tmp.$$"
 for gamma in "${gammas[@]}"; do
   amplitude=$(awk -v G="$gamma" -v f="$frequency" 'BEGIN { printf "%.6g", G * 9.81 / (2 * 3.141592653589793 * f)^2 }')
   run="$work/gamma_$gamma"
   mkdir -p "$run"
   sed -E "s/\"amplitude\": *[0-9.eE+-]+/\"amplitude\": $amplitude/" "$scene" > "$run/scene.json"
-  echo "gamma_sweep: Gamma = $gamma (A = $amplitude m at f = $frequency Hz)"
-  build/stagger run "$run/scene.json" --quiet --out "$run" ${STEPS:+--steps "$STEPS"} | tail -n +2 | head -1
+  if [ -f "$run/summary.json" ] && [ -z "${RERUN:-}" ]; then
+    echo "gamma_sweep: Gamma = $gamma: reusing $run"
+  else
+    echo "gamma_sweep: Gamma = $gamma (A = $amplitude m at f = $frequency Hz)"
+    build/stagger run "$run/scene.json" --quiet --out "$run" ${STEPS:+--steps "$STEPS"} ${THREADS:+--threads "$THREADS"} |
+      tail -n +2 | head -1
+  fi
   jq -r --arg g "$gamma" --argjson f "$frequency" \
-    '.tracks | to_entries[0].value[] | "\($g),\(.[0] * $f),\(.[3])"' "$run/summary.json" >> "$csv.tmp"
+    '.tracks | to_entries[0].value[] | "\($g),\(.[0] * $f),\(.[3])"' "$run/summary.json" >> "$csv.tmp.$$"
 done
-mv "$csv.tmp" "$csv"
+mv "$csv.tmp.$$" "$csv"
 
 gnuplot <<GP
 set terminal pngcairo size 900,520 font ",10" noenhanced
