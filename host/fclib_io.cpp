@@ -156,8 +156,9 @@ int export_fclib_command(const ExportFclibOptions& options) {
   const fs::path out = options.out_dir.empty() ? fs::path("out") / (scene.name + "_fclib") : fs::path(options.out_dir);
   fs::create_directories(out);
   const SolveResult& solved = world.solution();
-  int contacts = 0;
+  int contacts = 0, written = 0;
   for (int i = 0; i < problem.num_islands(); ++i) {
+    if (problem.island_contact_begin[i + 1] - problem.island_contact_begin[i] < options.min_contacts) continue;
     LocalProblem local = local_problem(problem, i);
     const int c0 = problem.island_contact_begin[i];
     Eigen::VectorXd r(3 * local.contacts());
@@ -172,9 +173,10 @@ int export_fclib_command(const ExportFclibOptions& options) {
                                   options.scene_file, options.step, i, problem.num_islands(), local.contacts(),
                                   scene.solver.tolerance));
     contacts += local.contacts();
+    ++written;
   }
-  std::printf("%s: step %lld: %d islands, %d contacts written to %s\n", scene.name.c_str(), (long long)options.step,
-              problem.num_islands(), contacts, out.string().c_str());
+  std::printf("%s: step %lld: %d of %d islands, %d contacts written to %s\n", scene.name.c_str(),
+              (long long)options.step, written, problem.num_islands(), contacts, out.string().c_str());
   return 0;
 }
 
@@ -202,6 +204,8 @@ int solve_fclib_command(const SolveFclibOptions& options) {
     const double reference_error = reference ? local_error(problem, *reference) : -1;
     for (double tolerance : options.tolerances) {
       settings.tolerance = tolerance;
+      settings.inner_tolerance = options.inner_tolerance > 0 ? options.inner_tolerance
+                                                             : std::min(SolverSettings{}.inner_tolerance, 0.1 * tolerance);
       const auto start = std::chrono::steady_clock::now();
       LocalSolution solution = solve_local(problem, settings);
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -210,6 +214,7 @@ int solve_fclib_command(const SolveFclibOptions& options) {
                   tolerance, solution.stats.converged ? 1 : 0, solution.stats.outer_iterations,
                   solution.stats.inner_iterations, seconds, solution.stats.error,
                   reference ? fmt::format("{:.3e}", reference_error).c_str() : "");
+      std::fflush(stdout);  // a long batch shows its rows as they come
     }
   }
   return failures ? 1 : 0;

@@ -30,6 +30,7 @@ LocalProblem read_fclib_local(const std::string& path, std::optional<Eigen::Vect
 struct ExportFclibOptions {
   std::string scene_file, out_dir;
   std::int64_t step = 1;
+  int min_contacts = 1;  // islands with fewer contacts are not written
 };
 
 struct SolveFclibOptions {
@@ -38,6 +39,9 @@ struct SolveFclibOptions {
   std::vector<double> tolerances{1e-4};
   int max_outer_iterations = 1000;
   int max_inner_iterations = 300;
+  // Floor of the adaptive inner tolerance; 0: min(the scene default 1e-8, 0.1 x the target), so that
+  // a target below 1e-7 is not stalled by inner solves coarser than the target itself.
+  double inner_tolerance = 0;
 };
 
 int export_fclib_command(const ExportFclibOptions& options);

@@ -48,6 +48,8 @@ int main(int argc, char** argv) {
   export_cmd->add_option("--step", export_fclib.step, "the step to export (1 = the first; default 1)")
       ->check(CLI::Range(std::int64_t(1), std::int64_t(1'000'000'000)));
   export_cmd->add_option("--out", export_fclib.out_dir, "directory for the .hdf5 files (default: out/<scene>_fclib)");
+  export_cmd->add_option("--min-contacts", export_fclib.min_contacts, "write only islands with at least this many contacts")
+      ->check(CLI::Range(1, 1'000'000'000));
 
   stagger::SolveFclibOptions solve_fclib;
   CLI::App* solve_cmd = app.add_subcommand(
@@ -60,6 +62,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100'000'000));
   solve_cmd->add_option("--max-inner", solve_fclib.max_inner_iterations, "APGD iterations per QP (default 300)")
       ->check(CLI::Range(1, 100'000'000));
+  solve_cmd->add_option("--inner-tolerance", solve_fclib.inner_tolerance,
+                        "floor of the adaptive APGD tolerance (default min(1e-8, 0.1 x --tolerance))")
+      ->check(CLI::PositiveNumber);
 
   try {
     app.parse(argc, argv);

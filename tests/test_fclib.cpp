@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <fmt/format.h>
 
 #include "cli_helpers.h"
 #include "fclib_io.h"
@@ -119,6 +120,21 @@ TEST_CASE("export-fclib and solve-fclib: files, CSV, errors", "[fclib][cli]") {
   for (size_t at = solved.out.find(file.string()); at != std::string::npos; at = solved.out.find(file.string(), at + 1))
     ++rows;
   CHECK(rows == 2);
+
+  // --min-contacts: a bed just released is many small islands; only the big enough ones are written.
+  ::test::Outcome filtered = ::test::stagger("export-fclib " + std::string(STAGGER_SOURCE_DIR) +
+                                                 "/scenes/brazil_nut_small.json --step 5 --min-contacts 3 --out " +
+                                                 (dir / "bed").string(),
+                                             dir);
+  REQUIRE(filtered.code == 0);
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(dir / "bed")) {
+    CHECK(read_fclib_local(entry.path().string()).contacts() >= 3);
+    ++files;
+  }
+  CHECK(files >= 1);
+  CHECK(filtered.out.find(fmt::format("{} of ", files)) != std::string::npos);  // "<written> of <islands>"
+  CHECK(filtered.out.find(" of 1 islands") == std::string::npos);               // some islands were left out
 
   ::test::Outcome missing = ::test::stagger("solve-fclib " + (dir / "nope.hdf5").string(), dir);
   CHECK(missing.code == 2);

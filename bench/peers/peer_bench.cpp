@@ -1,4 +1,4 @@
-// stagger_peer_bench: one scene on one engine (stagger, ode or bullet), the same measurements for all:
+// stagger_peer_bench: one scene on one engine (stagger, ode, bullet, mujoco or mujoco-pgs), the same measurements for all:
 // steps/s, dynamic-body simulated seconds per wall second, the deepest overlap seen (stagger's collision
 // detection on the engine's poses, every 10 steps and at the end, outside the timed loop) and how far
 // any dynamic body moved from its start (a resting structure "stood" if < 1 mm).
@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
   CLI::App app{"run a scene on stagger or a peer engine"};
   std::string peer = "stagger", scene_file, out;
   std::int64_t steps = 0;
-  app.add_option("--peer", peer, "stagger | ode | bullet")->check(CLI::IsMember({"stagger", "ode", "bullet"}));
+  app.add_option("--peer", peer, "stagger | ode | bullet | mujoco | mujoco-pgs")
+      ->check(CLI::IsMember({"stagger", "ode", "bullet", "mujoco", "mujoco-pgs"}));
   app.add_option("--scene", scene_file, "scene file")->required();
   app.add_option("--steps", steps, "steps (default: the scene's)");
   app.add_option("--out", out, "CSV file to append to");
@@ -38,6 +39,8 @@ int main(int argc, char** argv) {
   try {
     std::unique_ptr<PeerWorld> world = peer == "ode"      ? make_ode_world(scene)
                                        : peer == "bullet" ? make_bullet_world(scene)
+                                       : peer == "mujoco" ? make_mujoco_world(scene, true)
+                                       : peer == "mujoco-pgs" ? make_mujoco_world(scene, false)
                                                           : make_stagger_world(scene);
     OverlapMeter meter(scene);
     int dynamic = 0;

@@ -31,6 +31,8 @@ struct Unsupported : std::runtime_error {
 std::unique_ptr<PeerWorld> make_stagger_world(const Scene& scene);
 std::unique_ptr<PeerWorld> make_ode_world(const Scene& scene);     // throws Unsupported without ODE
 std::unique_ptr<PeerWorld> make_bullet_world(const Scene& scene);  // throws Unsupported without Bullet
+// Newton solver when `newton`, else PGS; throws Unsupported without MuJoCo.
+std::unique_ptr<PeerWorld> make_mujoco_world(const Scene& scene, bool newton);
 
 // Every body's shape must be a sphere, a box or a fixed plane, and no body kinematic.
 void require_primitives(const Scene& scene, const char* engine);
