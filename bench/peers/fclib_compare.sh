@@ -11,7 +11,7 @@
 # Writes bench/results/<MACHINE>_cpu/fclib_compare.csv and the Dolan-More performance profiles
 # fclib_profile.png (fraction of problems each solver solves within a factor tau of the fastest).
 # The problems are kept in out/fclib_problems (reused; RERUN=1 exports them again). Run nothing else
-# meanwhile: the figures are wall-clock times.
+# meanwhile: the figures are wall-clock times. PLOT_ONLY=1 redraws the profiles from the CSV.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 scripts/ensure_packages.sh libfclib-dev libsiconos-numerics-dev gnuplot-nox python3
@@ -30,17 +30,15 @@ exports=("scenes/validation/box_stack.json 5" "scenes/validation/card_house.json
          "scenes/brazil_nut_small.json 400" "scenes/brazil_nut_small.json 450"
          "bench/scenes/spheres_pile_1k.json 100"
          "bench/scenes/spheres_pile_1k.json 200")
-if [ -n "${RERUN:-}" ] || [ ! -d "$problems" ]; then
+csv="$out/fclib_compare.csv"
+if [ -n "${PLOT_ONLY:-}" ]; then :
+elif [ -n "${RERUN:-}" ] || [ ! -d "$problems" ]; then
   rm -rf "$problems"
   for e in "${exports[@]}"; do
     read -r scene step <<< "$e"
     build/stagger export-fclib "$scene" --step "$step" --min-contacts 20 --out "$problems"
   done
 fi
-files=("$problems"/*.hdf5)
-echo "fclib_compare: ${#files[@]} problems"
-
-csv="$out/fclib_compare.csv"
 tmp="$csv.tmp.$$"
 # One process per problem, solver and tolerance, every one stopped after $limit seconds (a solve
 # stopped there, or one that ends unconverged, is a failure in the profile).
@@ -49,7 +47,10 @@ stagger_solve() {  # file method tolerance
   row=$(timeout "$limit" build/stagger solve-fclib "$1" --method "$2" --tolerance "$3" | tail -n +2) || true
   if [ -n "$row" ]; then echo "$row"; else echo "$1,,$2,$3,0,,,$limit,,"; fi
 }
-{
+if [ -z "${PLOT_ONLY:-}" ]; then
+  files=("$problems"/*.hdf5)
+  echo "fclib_compare: ${#files[@]} problems"
+  {
   echo "file,contacts,method,tolerance,converged,outer_iterations,inner_iterations,seconds,error,other_error"
   for f in "${files[@]}"; do
     for method in staggered successive_relaxation; do
@@ -58,8 +59,9 @@ stagger_solve() {  # file method tolerance
     build/stagger_siconos_fclib "$f" --solver pfp --solver nsgs --solver nsn_ac --solver admm \
       --tolerance 0.0001 --tolerance 1e-08 --time-limit "$limit" | tail -n +2 || true
   done
-} | tee "$tmp"
-mv "$tmp" "$csv"
+  } | tee "$tmp"
+  mv "$tmp" "$csv"
+fi
 
 # Performance profiles (Dolan & More 2002), one per tolerance: rho_s(tau) = share of problems that
 # solver s solves within tau times the fastest solver's time on that problem.
@@ -78,7 +80,7 @@ for tol in sorted({r["tolerance"] for r in rows}, key=float):
     for p in trivial: times.pop(p, None)
     best = {p: min(t.values()) for p, t in times.items()}
     solved = [p for p in times if best[p] < float("inf")]
-    taus = sorted({t[s] / best[p] for p in solved for s, t in times[p].items() if t.get(s, float("inf")) < float("inf")})
+    taus = sorted({t / best[p] for p in solved for t in times[p].values() if t < float("inf")})
     with open(f"{sys.argv[2]}/.profile_{tol}.tmp", "w") as f:
         f.write("tau " + " ".join(solvers) + "\n")
         for tau in [1.0] + taus + [taus[-1] * 2 if taus else 2.0]:

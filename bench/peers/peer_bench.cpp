@@ -19,11 +19,13 @@ int main(int argc, char** argv) {
   CLI::App app{"run a scene on stagger or a peer engine"};
   std::string peer = "stagger", scene_file, out;
   std::int64_t steps = 0;
+  double max_wall = 0;
   app.add_option("--peer", peer, "stagger | ode | bullet | mujoco | mujoco-pgs")
       ->check(CLI::IsMember({"stagger", "ode", "bullet", "mujoco", "mujoco-pgs"}));
   app.add_option("--scene", scene_file, "scene file")->required();
   app.add_option("--steps", steps, "steps (default: the scene's)");
   app.add_option("--out", out, "CSV file to append to");
+  app.add_option("--max-wall", max_wall, "stop after this many seconds of stepping and report the steps done");
   CLI11_PARSE(app, argc, argv);
 
   Scene scene;
@@ -51,11 +53,14 @@ int main(int argc, char** argv) {
     }
     double wall = 0, deepest = 0;
     bool finite = true;
+    std::int64_t done = 0;
     for (std::int64_t s = 0; s < scene.steps; ++s) {
+      if (max_wall > 0 && wall > max_wall) break;
       auto t0 = std::chrono::steady_clock::now();
       world->step();
       wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if ((s + 1) % 10 == 0 || s + 1 == scene.steps) {
+      done = s + 1;
+      if ((s + 1) % 10 == 0 || s + 1 == scene.steps || (max_wall > 0 && wall > max_wall)) {
         for (int i = 0; i < int(scene.bodies.size()) && finite; ++i)
           finite = std::isfinite(norm(world->position(i)));
         if (!finite) break;
@@ -65,10 +70,13 @@ int main(int argc, char** argv) {
     double moved = 0;
     for (int i = 0; i < int(scene.bodies.size()); ++i)
       if (scene.bodies[i].kind == BodyKind::dynamic) moved = std::max(moved, norm(world->position(i) - start[i]));
-    const double simulated = double(scene.steps) * scene.time_step;
-    row = fmt::format("{},{},{:.4f},{:.2f},{:.1f},{:.3e},{:.3e},{},\"{}\"", head, dynamic, wall, scene.steps / wall,
-                      dynamic * simulated / wall, deepest, moved, finite ? (moved < 1e-3 ? "yes" : "no") : "blew up",
-                      world->settings());
+    const double simulated = double(done) * scene.time_step;
+    const std::string stopped = done < scene.steps ? fmt::format("; STOPPED after {} of {} steps (--max-wall {:g})", done,
+                                                                 scene.steps, max_wall)
+                                                   : "";
+    row = fmt::format("{},{},{},{:g},{},{:.4f},{:.2f},{:.1f},{:.3e},{:.3e},{},\"{}{}\"", peer, scene.name, done,
+                      scene.time_step, dynamic, wall, done / wall, dynamic * simulated / wall, deepest, moved,
+                      finite ? (moved < 1e-3 ? "yes" : "no") : "blew up", world->settings(), stopped);
     // Not destroyed: Bullet removes bodies from its pair cache one at a time, which takes minutes
     // for 10,000 spheres and measures nothing. The process ends right after.
     (void)world.release();

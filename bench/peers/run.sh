@@ -7,7 +7,8 @@
 #     exported from stagger's scenes (fclib_compare.csv, fclib_profile.png).
 # Installs the peers' Debian packages when missing. Run nothing else meanwhile: the figures are
 # wall-clock times. PLOT_ONLY=1 redraws peers.png from an existing peers.csv; PEERS_ONLY=1 skips
-# part 2; SKIP=<peer>:<scene> pairs (space separated) are left out, e.g. a peer too slow to finish.
+# part 2; SKIP=<peer>:<scene> pairs (space separated) are left out. A run still stepping after MAX_WALL
+# seconds (default 900) stops and reports the steps it did ("STOPPED" in its settings column).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 scripts/ensure_packages.sh libode-dev libbullet-dev libmujoco-dev pkg-config gnuplot-nox
@@ -26,12 +27,13 @@ for scene in "${scenes[@]}"; do
   [ -z "${PLOT_ONLY:-}" ] || break
   for peer in "${peers[@]}"; do
     case " ${SKIP:-} " in *" $peer:$(basename "$scene" .json) "*) continue ;; esac
-    build/stagger_peer_bench --peer "$peer" --scene "$scene" --out "$csv"
+    build/stagger_peer_bench --peer "$peer" --scene "$scene" --max-wall "${MAX_WALL:-900}" --out "$csv"
   done
 done
 
 # The Brazil-nut bed, for the granular codes: stagger and LIGGGHTS (penalty DEM) from the same initial
-# state, one second (settling, then shaking at Gamma = 3) timed; LIGGGHTS then runs the 49 shaking
+# state, one second (settling, then shaking at Gamma = 3) timed (LIGGGHTS in one process: two MPI
+# processes were slower on this small box, 79 s against 57 s); LIGGGHTS then runs the 49 shaking
 # cycles of the Gamma sweep for the intruder's rise (liggghts_brazil_nut.py says how it is set up).
 if [ -z "${PLOT_ONLY:-}" ]; then
   scripts/ensure_packages.sh liggghts python3
@@ -58,11 +60,12 @@ GP
   rm -f "$out/.stagger_gamma3.tmp"
 fi
 
-# One row per scene, a column per engine (NaN where a run is missing), for the clustered bars.
+# One row per scene, a column per engine (NaN where a run is missing), for the clustered bars: body-seconds
+# simulated per wall second, which compares engines whatever their time step (LIGGGHTS runs at 2e-5 s).
 table="$out/.peers_table.tmp"
-awk -F, 'NR > 1 { v[$2 "," $1] = $7; if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 } }
+awk -F, 'NR > 1 { v[$2 "," $1] = $8; if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 } }
   END { for (i = 1; i <= n; ++i) { s = order[i]; printf "%s", s
-          split("stagger ode bullet mujoco mujoco-pgs", p, " "); for (j = 1; j <= 5; ++j) printf ",%s", ((s "," p[j]) in v) ? v[s "," p[j]] : "NaN"
+          split("stagger ode bullet mujoco mujoco-pgs liggghts", p, " "); for (j = 1; j <= 6; ++j) printf ",%s", ((s "," p[j]) in v) ? v[s "," p[j]] : "NaN"
           printf "\n" } }' "$csv" > "$table"
 gnuplot <<GP
 set terminal pngcairo size 900,480 font ",10" noenhanced
@@ -74,11 +77,12 @@ set style histogram cluster gap 1
 set style fill solid 0.8 border -1
 set logscale y
 set yrange [0.1:*]
-set ylabel "steps per second (log scale)"
-set title "stagger and its peers on the same scenes and time step ($machine; bench/peers/run.sh)"
+set ylabel "simulated body-seconds per wall second (log scale)"
+set title "stagger and its peers on the same scenes ($machine; bench/peers/run.sh)"
 set key top left
 plot "$table" using 2:xtic(1) title "stagger (batched CPU)", "" using 3 title "ODE 0.16 QuickStep", \
-     "" using 4 title "Bullet 3.24", "" using 5 title "MuJoCo 2.2 Newton", "" using 6 title "MuJoCo 2.2 PGS"
+     "" using 4 title "Bullet 3.24", "" using 5 title "MuJoCo 2.2 Newton", "" using 6 title "MuJoCo 2.2 PGS", \
+     "" using 7 title "LIGGGHTS 3.8 (dt 2e-5)"
 GP
 rm -f "$table"
 echo "peers: $csv and $out/peers.png"
