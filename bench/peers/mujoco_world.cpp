@@ -74,9 +74,12 @@ class MujocoWorld : public PeerWorld {
     std::filesystem::remove(file);
     if (!model_) throw Unsupported(std::string("MuJoCo could not load the scene: ") + error);
     data_ = mj_makeData(model_);
-    if (!data_)
+    if (!data_) {
+      const int rows = model_->njmax;
+      mj_deleteModel(model_);  // the destructor does not run for a constructor that throws
       throw Unsupported(fmt::format("MuJoCo 2.2 could not allocate its data for {} constraint rows (arrays of njmax^2)",
-                                    model_->njmax));
+                                    rows));
+    }
     // Body ids follow the MJCF order; world geoms belong to body 0.
     int next = 1;
     for (const BodyDesc& b : scene.bodies) {
