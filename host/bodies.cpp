@@ -15,7 +15,10 @@ Bodies Bodies::from_scene(const Scene& scene) {
   const size_t n = scene.bodies.size();
   for (auto* v : {&b.v, &b.w, &b.x, &b.inertia_body, &b.x0}) v->reserve(n);
   b.meshes = scene.meshes;
-  for (const auto& m : b.meshes) b.mesh_views.push_back(m->view());
+  for (const auto& m : b.meshes) {
+    b.mesh_views.push_back(m->view());
+    if (!scene.solver.mesh_sample_clusters) b.mesh_views.back().sample_cluster = nullptr;
+  }
   for (const BodyDesc& d : scene.bodies) {
     KinematicMotion m;
     m.type = d.motion.type == MotionType::sinusoid ? 1 : (d.motion.type == MotionType::constant_velocity ? 2 : 0);

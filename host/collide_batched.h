@@ -68,6 +68,7 @@ struct CollideBatched {
   // Meshes: every mesh's field and samples in one array each, and views that point into them.
   Array<float> mesh_fields_;
   Array<Vec3<double>> mesh_samples_;
+  Array<int> mesh_sample_clusters_;
   Array<MeshView> mesh_views_;
   Array<Vec3<double>> x_;
   Array<Quat<double>> q_;
@@ -104,17 +105,22 @@ struct CollideBatched {
   void upload_meshes(const Bodies& bodies) {
     std::vector<float> fields;
     std::vector<Vec3<double>> samples;
+    std::vector<int> clusters;
     for (const MeshView& m : bodies.mesh_views) {
       fields.insert(fields.end(), m.sdf, m.sdf + std::size_t(m.nx) * m.ny * m.nz);
       samples.insert(samples.end(), m.samples, m.samples + m.num_samples);
+      if (m.sample_cluster) clusters.insert(clusters.end(), m.sample_cluster, m.sample_cluster + m.num_samples);
+      else clusters.resize(clusters.size() + std::size_t(m.num_samples));
     }
     Exec::upload(fields, mesh_fields_);
     Exec::upload(samples, mesh_samples_);
+    Exec::upload(clusters, mesh_sample_clusters_);
     std::vector<MeshView> views = bodies.mesh_views;
     std::size_t field_at = 0, sample_at = 0;
     for (MeshView& m : views) {  // the same views, pointing into the uploaded arrays
       m.sdf = ptr(mesh_fields_) + field_at;
       m.samples = ptr(mesh_samples_) + sample_at;
+      if (m.sample_cluster) m.sample_cluster = ptr(mesh_sample_clusters_) + sample_at;
       field_at += std::size_t(m.nx) * m.ny * m.nz;
       sample_at += std::size_t(m.num_samples);
     }

@@ -48,7 +48,9 @@ struct Mesh {
   // Points on the surface, at most one per cube of side sample_spacing: in each cube the most sharply
   // curved vertex (tips are where samples straddling a surface would let it sink most), then points
   // on long edges and inside large triangles where no vertex is.
+  // Stored cluster by cluster (mesh_clusters.h): sample_cluster[i] is the cluster of samples[i].
   std::vector<Vec3<double>> samples;
+  std::vector<int> sample_cluster;
   double sample_spacing = 0;
 
   // The narrow phase's view (pointers into this mesh's vectors).

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -14,6 +15,8 @@
 #include <unordered_set>
 
 #include "mesh.h"
+
+#include "kernels/mesh_clusters.h"
 
 namespace stagger {
 
@@ -235,6 +238,22 @@ void place_samples(Mesh& mesh, double spacing) {
         double u = (i + 1.0 / 3.0) / n, v = (j + 1.0 / 3.0) / n;
         offer(a + u * (b - a) + v * (c - a));
       }
+  }
+  // Cluster by cluster (kernels/mesh_clusters.h): a stable sort by cluster cube, numbered in order.
+  const double side = kClusterSpacing * spacing;
+  auto cluster_key = [&](Vec3<double> p) {
+    std::array<std::int64_t, 3> k;
+    for (int a = 0; a < 3; ++a) k[a] = std::int64_t(std::floor(p[a] / side));
+    return k;
+  };
+  std::vector<std::pair<std::array<std::int64_t, 3>, Vec3<double>>> keyed;
+  for (const Vec3<double>& p : mesh.samples) keyed.emplace_back(cluster_key(p), p);
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  mesh.sample_cluster.clear();
+  for (std::size_t i = 0; i < keyed.size(); ++i) {
+    mesh.samples[i] = keyed[i].second;
+    const bool fresh = i == 0 || keyed[i].first != keyed[i - 1].first;
+    mesh.sample_cluster.push_back(i == 0 ? 0 : mesh.sample_cluster.back() + (fresh ? 1 : 0));
   }
 }
 

@@ -24,6 +24,7 @@ MeshView Mesh::view() const {
   v.nz = field_nodes[2];
   v.samples = samples.data();
   v.num_samples = int(samples.size());
+  v.sample_cluster = sample_cluster.data();
   v.sample_spacing = sample_spacing;
   return v;
 }

@@ -62,6 +62,7 @@ struct SolverSettings {
   // Project additions (documented in docs/scene_format.md):
   bool warm_start = true;                  // reuse the previous step's impulses
   double bounce_threshold = 0.05;          // v_bounce of SOLVER.md, m/s
+  bool mesh_sample_clusters = true;        // "mesh_contacts": "clusters" (kernels/mesh_clusters.h) or "all_samples"
 };
 
 // Beyond these a dynamic body is taken to have run away and the run stops (exit 1). A project

@@ -228,7 +228,7 @@ void generate_grid(const JsonNode& node, int index, MeshLibrary& meshes, std::ve
 void parse_solver(const JsonNode& node, SolverSettings& s) {
   node.allow_only({"method", "friction_model", "pyramid_facets", "tolerance", "max_outer_iterations",
                    "inner_tolerance", "max_inner_iterations", "stabilization_speed", "contact_envelope",
-                   "warm_start", "bounce_threshold"});
+                   "warm_start", "bounce_threshold", "mesh_contacts"});
   if (auto m = node.find("method")) {
     std::string v = m->string();
     if (v == "staggered") s.method = Method::staggered;
@@ -251,6 +251,12 @@ void parse_solver(const JsonNode& node, SolverSettings& s) {
   if (auto t = node.find("contact_envelope"); t && !t->is_null()) s.contact_envelope = t->positive();
   if (auto t = node.find("warm_start")) s.warm_start = t->boolean();
   if (auto t = node.find("bounce_threshold")) s.bounce_threshold = t->non_negative();
+  if (auto m = node.find("mesh_contacts")) {
+    std::string v = m->string();
+    if (v == "clusters") s.mesh_sample_clusters = true;
+    else if (v == "all_samples") s.mesh_sample_clusters = false;
+    else m->fail(fmt::format("unknown mesh contact mode \"{}\" (expected clusters or all_samples)", v));
+  }
 }
 
 std::string location_from_offset(const std::string& text, std::size_t offset) {

@@ -18,6 +18,7 @@ struct MeshView {
   const Vec3<double>* samples = nullptr;  // body-frame surface points
   int num_samples = 0;
   double sample_spacing = 0;       // how far apart the samples are (other shapes' samples match it)
+  const int* sample_cluster = nullptr;  // each sample's cluster (mesh_clusters.h); null: every sample a contact
 };
 
 STAGGER_HD STAGGER_INLINE double floor_of(double x) { return ::floor(x); }

@@ -4,6 +4,7 @@
 // them tunnel or sink.
 #pragma once
 
+#include "mesh_clusters.h"
 #include "mesh_contacts.h"
 #include "primitive_contacts.h"
 
@@ -69,21 +70,33 @@ STAGGER_HD STAGGER_INLINE bool collide_pair(const Shape& s0, const BodyPose& p0,
   const Shape& sb = swapped ? s0 : s1;
   const BodyPose& pa = swapped ? p1 : p0;
   const BodyPose& pb = swapped ? p0 : p1;
-  if (sb.type == ShapeType::mesh) {  // A is a sphere, a box or a mesh
-    const MeshView& mb = meshes[sb.mesh];
-    if (sa.type == ShapeType::sphere) collide_sphere_mesh(pa.x, sa.radius, mb, pb, margin, sink);
-    else if (sa.type == ShapeType::box) collide_box_mesh(pa, sa.half_extents, mb, pb, margin, sink);
-    else collide_mesh_mesh(meshes[sa.mesh], pa, mb, pb, margin, sink);
+  if (sa.type != ShapeType::mesh && sb.type != ShapeType::mesh) {
+    ContactPoint<double> found[kMaxPairContacts];
+    bool unused = false;
+    const int count = collide(s0, p0, s1, p1, margin, found, unused);
+    for (int k = 0; k < count; ++k) sink(found[k]);
     return swapped;
   }
-  if (sa.type == ShapeType::mesh) {  // B is a plane
-    collide_mesh_plane(meshes[sa.mesh], pa, pb, margin, sink);
+  // A pair with a mesh: its sample contacts, the deepest of each sample cluster when the meshes have
+  // clusters (mesh_clusters.h). Which mesh's samples carry which feature keys: mesh_contacts.h.
+  const MeshView* ma = sa.type == ShapeType::mesh ? &meshes[sa.mesh] : nullptr;
+  const MeshView* mb = sb.type == ShapeType::mesh ? &meshes[sb.mesh] : nullptr;
+  auto samples = [&](auto& to) {
+    if (!mb) collide_mesh_plane(*ma, pa, pb, margin, to);  // B is a plane
+    else if (sa.type == ShapeType::sphere) collide_sphere_mesh(pa.x, sa.radius, *mb, pb, margin, to);
+    else if (sa.type == ShapeType::box) collide_box_mesh(pa, sa.half_extents, *mb, pb, margin, to);
+    else collide_mesh_mesh(*ma, pa, *mb, pb, margin, to);
+  };
+  const bool clustered = (ma && ma->sample_cluster) || (mb && mb->sample_cluster);
+  if (!clustered) {
+    samples(sink);
     return swapped;
   }
-  ContactPoint<double> found[kMaxPairContacts];
-  bool unused = false;
-  const int count = collide(s0, p0, s1, p1, margin, found, unused);
-  for (int k = 0; k < count; ++k) sink(found[k]);
+  DeepestPerCluster<Sink> deepest{ma ? ma->sample_cluster : mb->sample_cluster,
+                                  sa.type == ShapeType::sphere ? 1u : 0u,  // a sphere-mesh pair's keys are sample + 1
+                                  ma && mb ? mb->sample_cluster : nullptr, sink, -1, ContactPoint<double>{}};
+  samples(deepest);
+  deepest.flush();
   return swapped;
 }
 

@@ -7,12 +7,15 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <fstream>
 #include <random>
 
 #include <fmt/format.h>
 
 #include "helpers.h"
+#include "kernels/narrowphase.h"
 #include "mesh.h"
 
 using namespace stagger;
@@ -390,4 +393,102 @@ TEST_CASE("a free bunny keeps its angular momentum, and its inertia is turned wi
   for (int k = 0; k < 1000; ++k) w.step();
   REQUIRE(norm(momentum() - l0) < 0.01 * norm(l0));
   REQUIRE(norm(b.w[0] - w0) > 0.05 * norm(w0));  // an asymmetric body's spin axis wanders
+}
+
+TEST_CASE("sample clusters keep the deepest sample contact of each cluster and nothing else", "[mesh]") {
+  // A box and a sphere mesh, clustered; every kind of pair with a mesh, at random poses close enough
+  // to touch. Against the same pair tested sample by sample (the views without clusters): the kept
+  // contacts are some of those sample contacts, one per cluster that had any, the deepest of it, and
+  // contacts from unclustered points (a box's lattice, a sphere's centre) are all kept.
+  std::vector<Vec3d> v;
+  Triangles t;
+  box_mesh(Vec3d{0.05, 0.03, 0.02}, Vec3d{0, 0, 0}, Quatd{1, 0, 0, 0}, v, t);
+  const Mesh box = build_mesh(v, t, MeshOptions{}, "box");
+  sphere_mesh(0.04, 12, 24, v, t);
+  const Mesh ball = build_mesh(v, t, MeshOptions{}, "ball");
+  for (const Mesh* m : {&box, &ball}) {
+    // Stored cluster by cluster, each cluster within one cube of the cluster spacing.
+    REQUIRE(m->sample_cluster.size() == m->samples.size());
+    REQUIRE(m->sample_cluster.front() == 0);
+    for (std::size_t i = 1; i < m->samples.size(); ++i) {
+      REQUIRE(m->sample_cluster[i] - m->sample_cluster[i - 1] >= 0);
+      REQUIRE(m->sample_cluster[i] - m->sample_cluster[i - 1] <= 1);
+      if (m->sample_cluster[i] == m->sample_cluster[i - 1])
+        for (int a = 0; a < 3; ++a)
+          REQUIRE(std::floor(m->samples[i][a] / (kClusterSpacing * m->sample_spacing)) ==
+                  std::floor(m->samples[i - 1][a] / (kClusterSpacing * m->sample_spacing)));
+    }
+    REQUIRE(m->sample_cluster.back() + 1 < int(m->samples.size()) / 3);  // clusters do group samples
+  }
+  const MeshView clustered[2] = {box.view(), ball.view()};
+  MeshView plain[2] = {box.view(), ball.view()};
+  for (MeshView& m : plain) m.sample_cluster = nullptr;
+  Shape mesh0{}, mesh1{}, sphere{}, cube{}, plane{};
+  mesh0.type = mesh1.type = ShapeType::mesh;
+  mesh0.mesh = 0;
+  mesh1.mesh = 1;
+  mesh0.radius = box.bounding_radius;
+  mesh1.radius = ball.bounding_radius;
+  sphere.type = ShapeType::sphere;
+  sphere.radius = 0.1;  // larger than the meshes' samples: its contacts are their samples against it
+  cube.type = ShapeType::box;
+  cube.half_extents = Vec3d{0.04, 0.04, 0.04};
+  plane.type = ShapeType::plane;
+  const std::pair<Shape, Shape> kinds[] = {{mesh0, plane}, {mesh1, plane}, {mesh0, mesh1}, {mesh1, mesh1},
+                                           {sphere, mesh0}, {cube, mesh1}, {cube, mesh0}};
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> unit(-1, 1);
+  auto random_rotation = [&] { return normalized(Quatd{unit(rng), unit(rng), unit(rng), unit(rng)}); };
+  int pairs_reduced = 0;
+  for (int trial = 0; trial < 700; ++trial) {
+    const auto& [s0, s1] = kinds[trial % 7];
+    BodyPose p0{Vec3d{0, 0, 0}, random_rotation()}, p1{Vec3d{unit(rng), unit(rng), unit(rng)}, random_rotation()};
+    const double reach = (s0.type == ShapeType::box ? 0.06 : s0.radius) + (s1.type == ShapeType::box ? 0.06 : s1.radius);
+    p1.x = (0.6 * reach / norm(p1.x)) * p1.x;
+    if (s1.type == ShapeType::plane) p1.x = Vec3d{0, 0, -0.02};
+    std::vector<ContactPoint<double>> all, kept;
+    auto into = [](std::vector<ContactPoint<double>>& to) { return [&to](const ContactPoint<double>& c) { to.push_back(c); }; };
+    auto to_all = into(all);
+    auto to_kept = into(kept);
+    const bool swapped = collide_pair(s0, p0, s1, p1, 0.005, plain, to_all);
+    REQUIRE(collide_pair(s0, p0, s1, p1, 0.005, clustered, to_kept) == swapped);
+    CAPTURE(trial);
+    const Shape& sa = swapped ? s1 : s0;
+    const Shape& sb = swapped ? s0 : s1;
+    // Which mesh's cluster table a feature key refers to (mesh_contacts.h), -1 for unclustered points.
+    auto cluster_of = [&](uint32_t f) -> long long {
+      if (f >= kOtherSampleKey)
+        return sa.type == ShapeType::mesh && sb.type == ShapeType::mesh
+                   ? (1ll << 32) + clustered[sb.mesh].sample_cluster[f - kOtherSampleKey] : -1;
+      if (sa.type == ShapeType::sphere) return f == 0 ? -1 : clustered[sb.mesh].sample_cluster[f - 1];
+      return clustered[sa.type == ShapeType::mesh ? sa.mesh : sb.mesh].sample_cluster[f];
+    };
+    std::map<long long, double> deepest;  // cluster -> its deepest gap among all sample contacts
+    std::map<uint32_t, const ContactPoint<double>*> by_feature;
+    int unclustered = 0;
+    for (const auto& c : all) {
+      by_feature[c.feature] = &c;
+      const long long k = cluster_of(c.feature);
+      if (k < 0) ++unclustered;
+      else deepest[k] = deepest.count(k) ? std::min(deepest[k], c.gap) : c.gap;
+    }
+    std::set<long long> seen;
+    int kept_unclustered = 0;
+    for (const auto& c : kept) {
+      REQUIRE(by_feature.count(c.feature) == 1);  // one of the sample contacts, unchanged
+      REQUIRE(by_feature[c.feature]->gap == c.gap);
+      REQUIRE(norm(by_feature[c.feature]->normal - c.normal) == 0.0);
+      const long long k = cluster_of(c.feature);
+      if (k < 0) {
+        ++kept_unclustered;
+        continue;
+      }
+      REQUIRE(seen.insert(k).second);  // one per cluster
+      REQUIRE(c.gap == deepest.at(k));  // its deepest
+    }
+    REQUIRE(seen.size() == deepest.size());  // every cluster that touched
+    REQUIRE(kept_unclustered == unclustered);
+    if (kept.size() < all.size()) ++pairs_reduced;
+  }
+  REQUIRE(pairs_reduced > 300);
 }

@@ -193,6 +193,8 @@ TEST_CASE("bad input names the JSON path", "[scene][errors]") {
                "unknown method");
   expect_error(R"({"time_step": 0.01, "steps": 1, "bodies": [], "solver": {"friction_model": "box"}})",
                "solver.friction_model", "unknown friction model");
+  expect_error(R"({"time_step": 0.01, "steps": 1, "bodies": [], "solver": {"mesh_contacts": "some"}})",
+               "solver.mesh_contacts", "unknown mesh contact mode \"some\" (expected clusters or all_samples)");
   expect_error(R"({"time_step": 0.01, "steps": 1, "bodies": [], "solver": {"pyramid_facets": 2}})",
                "solver.pyramid_facets", "integer in [3, 32]");
   expect_error(R"({"time_step": 0.01, "steps": 1, "bodies": [], "solver": {"tolerance": 0}})", "solver.tolerance",
