@@ -69,6 +69,7 @@ struct CollideBatched {
   Array<float> mesh_fields_;
   Array<Vec3<double>> mesh_samples_;
   Array<int> mesh_sample_clusters_;
+  Array<SampleCluster> mesh_cluster_bounds_;
   Array<MeshView> mesh_views_;
   Array<Vec3<double>> x_;
   Array<Quat<double>> q_;
@@ -106,7 +107,9 @@ struct CollideBatched {
     std::vector<float> fields;
     std::vector<Vec3<double>> samples;
     std::vector<int> clusters;
+    std::vector<SampleCluster> bounds;
     for (const MeshView& m : bodies.mesh_views) {
+      if (m.clusters) bounds.insert(bounds.end(), m.clusters, m.clusters + m.num_clusters + 1);
       fields.insert(fields.end(), m.sdf, m.sdf + std::size_t(m.nx) * m.ny * m.nz);
       samples.insert(samples.end(), m.samples, m.samples + m.num_samples);
       if (m.sample_cluster) clusters.insert(clusters.end(), m.sample_cluster, m.sample_cluster + m.num_samples);
@@ -115,12 +118,17 @@ struct CollideBatched {
     Exec::upload(fields, mesh_fields_);
     Exec::upload(samples, mesh_samples_);
     Exec::upload(clusters, mesh_sample_clusters_);
+    Exec::upload(bounds, mesh_cluster_bounds_);
     std::vector<MeshView> views = bodies.mesh_views;
-    std::size_t field_at = 0, sample_at = 0;
+    std::size_t field_at = 0, sample_at = 0, bounds_at = 0;
     for (MeshView& m : views) {  // the same views, pointing into the uploaded arrays
       m.sdf = ptr(mesh_fields_) + field_at;
       m.samples = ptr(mesh_samples_) + sample_at;
       if (m.sample_cluster) m.sample_cluster = ptr(mesh_sample_clusters_) + sample_at;
+      if (m.clusters) {
+        m.clusters = ptr(mesh_cluster_bounds_) + bounds_at;
+        bounds_at += std::size_t(m.num_clusters) + 1;
+      }
       field_at += std::size_t(m.nx) * m.ny * m.nz;
       sample_at += std::size_t(m.num_samples);
     }

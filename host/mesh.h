@@ -51,6 +51,7 @@ struct Mesh {
   // Stored cluster by cluster (mesh_clusters.h): sample_cluster[i] is the cluster of samples[i].
   std::vector<Vec3<double>> samples;
   std::vector<int> sample_cluster;
+  std::vector<SampleCluster> clusters;  // bounding spheres, and a sentinel
   double sample_spacing = 0;
 
   // The narrow phase's view (pointers into this mesh's vectors).

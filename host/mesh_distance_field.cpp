@@ -255,6 +255,17 @@ void place_samples(Mesh& mesh, double spacing) {
     const bool fresh = i == 0 || keyed[i].first != keyed[i - 1].first;
     mesh.sample_cluster.push_back(i == 0 ? 0 : mesh.sample_cluster.back() + (fresh ? 1 : 0));
   }
+  // Each cluster's bounding sphere about its samples' mean, for skipping clusters far from a surface.
+  mesh.clusters.clear();
+  for (std::size_t i = 0; i < mesh.samples.size(); ++i)
+    if (i == 0 || mesh.sample_cluster[i] != mesh.sample_cluster[i - 1]) mesh.clusters.push_back(SampleCluster{{0, 0, 0}, 0, int(i)});
+  mesh.clusters.push_back(SampleCluster{{0, 0, 0}, 0, int(mesh.samples.size())});
+  for (std::size_t k = 0; k + 1 < mesh.clusters.size(); ++k) {
+    SampleCluster& c = mesh.clusters[k];
+    const int end = mesh.clusters[k + 1].begin;
+    for (int i = c.begin; i < end; ++i) c.centre += (1.0 / (end - c.begin)) * mesh.samples[i];
+    for (int i = c.begin; i < end; ++i) c.radius = std::max(c.radius, norm(mesh.samples[i] - c.centre));
+  }
 }
 
 }  // namespace stagger

@@ -25,6 +25,8 @@ MeshView Mesh::view() const {
   v.samples = samples.data();
   v.num_samples = int(samples.size());
   v.sample_cluster = sample_cluster.data();
+  v.clusters = clusters.empty() ? nullptr : clusters.data();
+  v.num_clusters = clusters.empty() ? 0 : int(clusters.size()) - 1;
   v.sample_spacing = sample_spacing;
   return v;
 }

@@ -10,6 +10,14 @@
 
 namespace stagger {
 
+// A cluster of samples (mesh_clusters.h): samples [begin, next cluster's begin), all within `radius`
+// of `centre` (body frame). A mesh's table ends with a sentinel whose begin is the sample count.
+struct SampleCluster {
+  Vec3<double> centre{0, 0, 0};
+  double radius = 0;
+  int begin = 0;
+};
+
 struct MeshView {
   const float* sdf = nullptr;      // node values, x fastest: sdf[i + nx * (j + ny * k)]; negative inside
   Vec3<double> origin{0, 0, 0};    // body-frame position of node (0, 0, 0)
@@ -19,6 +27,8 @@ struct MeshView {
   int num_samples = 0;
   double sample_spacing = 0;       // how far apart the samples are (other shapes' samples match it)
   const int* sample_cluster = nullptr;  // each sample's cluster (mesh_clusters.h); null: every sample a contact
+  const SampleCluster* clusters = nullptr;  // num_clusters + 1 entries; null: no clusters to skip samples by
+  int num_clusters = 0;
 };
 
 STAGGER_HD STAGGER_INLINE double floor_of(double x) { return ::floor(x); }

@@ -395,7 +395,7 @@ TEST_CASE("a free bunny keeps its angular momentum, and its inertia is turned wi
   REQUIRE(norm(b.w[0] - w0) > 0.05 * norm(w0));  // an asymmetric body's spin axis wanders
 }
 
-TEST_CASE("sample clusters keep the deepest sample contact of each cluster and nothing else", "[mesh]") {
+TEST_CASE("sample clusters keep the deepest sample contact of each cluster; skipping far clusters changes nothing", "[mesh]") {
   // A box and a sphere mesh, clustered; every kind of pair with a mesh, at random poses close enough
   // to touch. Against the same pair tested sample by sample (the views without clusters): the kept
   // contacts are some of those sample contacts, one per cluster that had any, the deepest of it, and
@@ -423,6 +423,19 @@ TEST_CASE("sample clusters keep the deepest sample contact of each cluster and n
   const MeshView clustered[2] = {box.view(), ball.view()};
   MeshView plain[2] = {box.view(), ball.view()};
   for (MeshView& m : plain) m.sample_cluster = nullptr;
+  // The same two without the clusters' bounding spheres: every sample tested, none skipped.
+  MeshView unskipped[2] = {box.view(), ball.view()}, unskipped_plain[2] = {plain[0], plain[1]};
+  for (MeshView* m : {&unskipped[0], &unskipped[1], &unskipped_plain[0], &unskipped_plain[1]}) m->clusters = nullptr;
+  auto same = [](const std::vector<ContactPoint<double>>& x, const std::vector<ContactPoint<double>>& y) {
+    REQUIRE(x.size() == y.size());
+    for (std::size_t k = 0; k < x.size(); ++k) {
+      REQUIRE(x[k].feature == y[k].feature);
+      REQUIRE(x[k].gap == y[k].gap);
+      REQUIRE(norm(x[k].point - y[k].point) == 0.0);
+      REQUIRE(norm(x[k].normal - y[k].normal) == 0.0);
+    }
+  };
+  int clusters_skipped = 0;
   Shape mesh0{}, mesh1{}, sphere{}, cube{}, plane{};
   mesh0.type = mesh1.type = ShapeType::mesh;
   mesh0.mesh = 0;
@@ -453,6 +466,22 @@ TEST_CASE("sample clusters keep the deepest sample contact of each cluster and n
     const bool swapped = collide_pair(s0, p0, s1, p1, 0.005, plain, to_all);
     REQUIRE(collide_pair(s0, p0, s1, p1, 0.005, clustered, to_kept) == swapped);
     CAPTURE(trial);
+    // Skipping far clusters changes nothing, with or without one contact per cluster.
+    std::vector<ContactPoint<double>> every, kept_unskipped;
+    auto to_every = into(every);
+    auto to_kept_unskipped = into(kept_unskipped);
+    collide_pair(s0, p0, s1, p1, 0.005, unskipped_plain, to_every);
+    collide_pair(s0, p0, s1, p1, 0.005, unskipped, to_kept_unskipped);
+    same(all, every);
+    same(kept, kept_unskipped);
+    {  // and it does skip: count the clusters whose bound says "far" for this pair (mesh-plane pairs)
+      if (s1.type == ShapeType::plane) {
+        const MeshView& m = clustered[s0.mesh];
+        Vec3d n = rotate(p1.q, Vec3d{0, 0, 1});
+        for (int k = 0; k < m.num_clusters; ++k)
+          clusters_skipped += dot(p0.x + rotate(p0.q, m.clusters[k].centre) - p1.x, n) - m.clusters[k].radius >= 0.005;
+      }
+    }
     const Shape& sa = swapped ? s1 : s0;
     const Shape& sb = swapped ? s0 : s1;
     // Which mesh's cluster table a feature key refers to (mesh_contacts.h), -1 for unclustered points.
@@ -491,4 +520,5 @@ TEST_CASE("sample clusters keep the deepest sample contact of each cluster and n
     if (kept.size() < all.size()) ++pairs_reduced;
   }
   REQUIRE(pairs_reduced > 300);
+  REQUIRE(clusters_skipped > 1000);
 }
