@@ -36,7 +36,9 @@ STAGGER_HD STAGGER_INLINE void for_near_samples(const MeshView& m, const Far& fa
 // Whether every point within `radius` of world point p is at least `margin` from mesh B's surface by
 // its field. Inside the grid the trilinear interpolant of distances changes by at most sqrt(3) per
 // metre (each axis' slope is a blend of edge differences of at most one); beyond it the field adds
-// the distance to the grid (one more). The slack covers the field's float rounding.
+// the distance to the grid (one more). The slack covers the field's float rounding. (The bound takes the
+// nodes' values to be distances; where a node's sign is wrong, as at a few of the glmark2 bunny's 389k
+// nodes, inside it, the field is wrong there anyway.)
 STAGGER_HD STAGGER_INLINE bool beyond_field(Vec3<double> p, double radius, const MeshView& field, const BodyPose& pb,
                                             const Mat3<double>& rb, double margin) {
   Vec3<double> local = transpose(rb) * (p - pb.x);
