@@ -69,7 +69,11 @@ def run_liggghts(a, name, seed, youngs, dt):
                     os.path.join(init, "final_state.csv"), "--scene", path, "--work", os.path.join(a.work, name),
                     "--seconds", str(CYCLES / freq), "--youngs", str(youngs), "--dt", str(dt), "--series", series],
                    check=True, stdout=subprocess.DEVNULL)
-    return [(float(r["cycle"]), float(r["intruder_height_m"])) for r in csv.DictReader(open(series))], None
+    heights = []
+    for r in csv.DictReader(open(series)):  # LIGGGHTS prints the last step's thermo line twice
+        if not heights or float(r["cycle"]) != heights[-1][0]:
+            heights.append((float(r["cycle"]), float(r["intruder_height_m"])))
+    return heights, None
 
 
 def plot(csv_path):
