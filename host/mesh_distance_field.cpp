@@ -197,6 +197,39 @@ void build_distance_field(Mesh& mesh, int resolution) {
   }
 }
 
+namespace {
+
+// Stores the samples cluster by cluster (kernels/mesh_clusters.h): a stable sort by cluster cube, the
+// clusters numbered in order, each with its bounding sphere about its samples' mean (for skipping
+// clusters far from a surface) and a sentinel at the end.
+void group_samples_into_clusters(Mesh& mesh) {
+  const double side = kClusterSpacing * mesh.sample_spacing;
+  auto cluster_key = [&](Vec3<double> p) {
+    std::array<std::int64_t, 3> k;
+    for (int a = 0; a < 3; ++a) k[a] = std::int64_t(std::floor(p[a] / side));
+    return k;
+  };
+  std::vector<std::pair<std::array<std::int64_t, 3>, Vec3<double>>> keyed;
+  for (const Vec3<double>& p : mesh.samples) keyed.emplace_back(cluster_key(p), p);
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  mesh.sample_cluster.clear();
+  mesh.clusters.clear();
+  for (std::size_t i = 0; i < keyed.size(); ++i) {
+    mesh.samples[i] = keyed[i].second;
+    if (i == 0 || keyed[i].first != keyed[i - 1].first) mesh.clusters.push_back(SampleCluster{{0, 0, 0}, 0, int(i)});
+    mesh.sample_cluster.push_back(int(mesh.clusters.size()) - 1);
+  }
+  mesh.clusters.push_back(SampleCluster{{0, 0, 0}, 0, int(mesh.samples.size())});
+  for (std::size_t k = 0; k + 1 < mesh.clusters.size(); ++k) {
+    SampleCluster& c = mesh.clusters[k];
+    const int end = mesh.clusters[k + 1].begin;
+    for (int i = c.begin; i < end; ++i) c.centre += (1.0 / (end - c.begin)) * mesh.samples[i];
+    for (int i = c.begin; i < end; ++i) c.radius = std::max(c.radius, norm(mesh.samples[i] - c.centre));
+  }
+}
+
+}  // namespace
+
 void place_samples(Mesh& mesh, double spacing) {
   mesh.sample_spacing = spacing;
   mesh.samples.clear();
@@ -239,33 +272,7 @@ void place_samples(Mesh& mesh, double spacing) {
         offer(a + u * (b - a) + v * (c - a));
       }
   }
-  // Cluster by cluster (kernels/mesh_clusters.h): a stable sort by cluster cube, numbered in order.
-  const double side = kClusterSpacing * spacing;
-  auto cluster_key = [&](Vec3<double> p) {
-    std::array<std::int64_t, 3> k;
-    for (int a = 0; a < 3; ++a) k[a] = std::int64_t(std::floor(p[a] / side));
-    return k;
-  };
-  std::vector<std::pair<std::array<std::int64_t, 3>, Vec3<double>>> keyed;
-  for (const Vec3<double>& p : mesh.samples) keyed.emplace_back(cluster_key(p), p);
-  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-  mesh.sample_cluster.clear();
-  for (std::size_t i = 0; i < keyed.size(); ++i) {
-    mesh.samples[i] = keyed[i].second;
-    const bool fresh = i == 0 || keyed[i].first != keyed[i - 1].first;
-    mesh.sample_cluster.push_back(i == 0 ? 0 : mesh.sample_cluster.back() + (fresh ? 1 : 0));
-  }
-  // Each cluster's bounding sphere about its samples' mean, for skipping clusters far from a surface.
-  mesh.clusters.clear();
-  for (std::size_t i = 0; i < mesh.samples.size(); ++i)
-    if (i == 0 || mesh.sample_cluster[i] != mesh.sample_cluster[i - 1]) mesh.clusters.push_back(SampleCluster{{0, 0, 0}, 0, int(i)});
-  mesh.clusters.push_back(SampleCluster{{0, 0, 0}, 0, int(mesh.samples.size())});
-  for (std::size_t k = 0; k + 1 < mesh.clusters.size(); ++k) {
-    SampleCluster& c = mesh.clusters[k];
-    const int end = mesh.clusters[k + 1].begin;
-    for (int i = c.begin; i < end; ++i) c.centre += (1.0 / (end - c.begin)) * mesh.samples[i];
-    for (int i = c.begin; i < end; ++i) c.radius = std::max(c.radius, norm(mesh.samples[i] - c.centre));
-  }
+  group_samples_into_clusters(mesh);
 }
 
 }  // namespace stagger
