@@ -74,6 +74,9 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "OpenMP threads");
   std::string precision = "double";
   app.add_option("--precision", precision, "double | float (batched backends)")->check(CLI::IsMember({"double", "float"}));
+  int dense_max_contacts = -1;
+  app.add_option("--dense-max-contacts", dense_max_contacts,
+                 "islands of at most N contacts take the dense path (0: none; default: the backend's own)");
   CLI11_PARSE(app, argc, argv);
   if (threads > 0) omp_set_num_threads(threads);
 
@@ -120,7 +123,10 @@ int main(int argc, char** argv) {
       double contacts_max = 0;
       const bool single = precision == "float" && backend != "reference";
       if (single) options.controls.precision = Precision::f32;
-      const std::string label = single ? backend + "_f32" : backend;  // the CSV's backend column
+      options.controls.dense_max_contacts = dense_max_contacts;
+      // The CSV's backend column, with the settings that differ from the defaults.
+      std::string label = single ? backend + "_f32" : backend;
+      if (dense_max_contacts >= 0 && backend != "reference") label += fmt::format("_dense{}", dense_max_contacts);
       World world(scene, options);
       std::ofstream series;
       if (!series_dir.empty()) {

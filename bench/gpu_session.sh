@@ -44,6 +44,9 @@ BUILD=build-gpu timeout 420 bench/run_cuda.sh 2>&1 | cut -d, -f7,9,13,20,24,32,3
 log "benchmark: bunny drops on the CUDA backend (bench/run_bunny.sh)"
 BUILD=build-gpu MACHINE="${GPU_NAME:-h100}" BACKEND=cuda STEPS_2000=1000 timeout 400 bench/run_bunny.sh 2>&1 | tail -3 | tee -a "$out/session.log"
 
+log "dense small-island path: threshold sweep on the CUDA backend (bench/run_dense.sh)"
+BUILD=build-gpu MACHINE="${GPU_NAME:-h100}" BACKEND=cuda timeout 300 bench/run_dense.sh 2>&1 | cut -d, -f7,9,13,24 | tee -a "$out/session.log"
+
 log "one inner iteration on the GPU: time and bandwidth"
 build-gpu/stagger_cuda_iteration bench/scenes/spheres_resting_100k.json --steps 2 2>&1 | tee -a "$out/session.log" | tail -5
 

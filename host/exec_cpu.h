@@ -23,6 +23,9 @@ struct CpuExec {
   static constexpr bool kHostMemory = true;  // a double solve reads the host problem in place
   // Contacts per block: large enough to amortize a loop, small enough to spread one island over threads.
   static constexpr int kBlockSize = 256;
+  // Islands of at most this many contacts take the dense path (host/dense_islands.h): none, because
+  // on the CPU the matrix-free product was faster at every island size measured (docs/backends.md).
+  static constexpr int kDenseMaxContacts = 0;
 
   template <class T>
   static T* ptr(Array<T>& a) { return a.data(); }
@@ -67,6 +70,29 @@ struct CpuExec {
           out[b] = sum;
         },
         num_contacts);
+  }
+
+  // Dense islands (host/dense_islands.h): y_b = A_b x_b for b in [0, count), A_b column-major
+  // rows x rows at stride rows^2, x_b and y_b at stride rows; items whose island is not masked are
+  // skipped (the GPU's cuBLAS batch computes them all, which changes nothing: their x is unchanged).
+  // Small islands mean large counts, so the items are spread over threads by their work.
+  template <class T>
+  void batched_gemv(int rows, int count, const T* a, const T* x, T* y, const int* item_island, const int* mask) {
+    parallel_for(
+        count,
+        [&](int b) {
+          if (!mask[item_island[b]]) return;
+          const T* m = a + (long long)b * rows * rows;
+          const T* xb = x + (long long)b * rows;
+          T* yb = y + (long long)b * rows;
+          for (int r = 0; r < rows; ++r) yb[r] = T(0);
+          for (int c = 0; c < rows; ++c) {
+            const T xc = xb[c];
+            const T* column = m + (long long)c * rows;
+            for (int r = 0; r < rows; ++r) yb[r] += column[r] * xc;
+          }
+        },
+        (long long)count * rows);
   }
 
   // Told the blocks of every island once per solve (the GPU picks its reduction shape from it).

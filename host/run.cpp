@@ -166,6 +166,8 @@ int run_command(const RunOptions& options) {
   }
 
   if (const char* trace = std::getenv("STAGGER_TRACE")) world_options.controls.trace_min_contacts = std::max(1, std::atoi(trace));
+  if (const char* dense = std::getenv("STAGGER_DENSE_MAX_CONTACTS"))
+    world_options.controls.dense_max_contacts = std::max(0, std::atoi(dense));
   std::unique_ptr<World> world_owner;
   try {
     world_owner = std::make_unique<World>(scene, world_options);

@@ -17,6 +17,7 @@
 
 #include "contact_block.h"
 #include "contact_problem.h"
+#include "dense_islands.h"
 #include "kernels/apgd.h"
 #include "problem_arrays.h"
 #include "kernels/delassus.h"
@@ -71,6 +72,7 @@ struct StaggeredBatched {
   // Island masks: all, still in the outer loop, touched by this APGD pass, iterating, improved.
   Array<int> all_, outer_, touched_, active_, improved_;
   Array<IslandStats> stats_;
+  DenseIslands<Exec, T> dense_;  // small islands' Delassus matrices
 
   int num_blocks() const { return int(blocks_host_.size()); }
 
@@ -152,8 +154,7 @@ struct StaggeredBatched {
     Exec::fill(block_diagonal_, blocks_host_.size(), Vec3<T>{0, 0, 0});
   }
 
-  // impulse_ = world impulses of the given unknowns' contacts, then u = u^p + M^-1 J^T gamma for
-  // the bodies of masked islands.
+  // u = u^p + M^-1 J^T gamma (from impulse_) for the bodies of masked islands.
   void velocities_from_impulses(Array<int>& mask) {
     const ProblemView<T> p = p_;
     const int* m = ptr(mask);
@@ -164,7 +165,25 @@ struct StaggeredBatched {
     });
   }
 
-  void velocities(Unknowns& gamma, Array<int>& mask) {
+  // What the iterations read: the contact velocities caused by impulse_ for masked islands, through
+  // the body velocities (matrix-free islands) or the dense product (dense islands); read them with
+  // contact_velocities().
+  void contact_velocities_from_impulses(Array<int>& mask) {
+    const ProblemView<T> p = p_;
+    const int* m = ptr(mask);
+    const int* dense = ptr(dense_.offset_);
+    const Vec3<T>* impulse = ptr(impulse_);
+    Vec3<T>*v = ptr(v_), *w = ptr(w_);
+    exec.for_each(p.num_bodies, [=] STAGGER_HD(int s) {
+      const int i = p.body_island[s];
+      if (m[i] && dense[i] < 0) body_velocity_from_impulses(p, s, impulse, v[s], w[s]);
+    });
+    dense_.multiply(exec, ptr(blocks_), num_blocks(), m, p.num_contacts, p, impulse);
+  }
+  ContactVelocity<T> contact_velocities() { return dense_.velocity(p_, ptr(v_), ptr(w_)); }
+
+  // impulse_ = world impulses of the given unknowns' contacts.
+  void impulses(Unknowns& gamma, Array<int>& mask) {
     const ProblemView<T> p = p_;
     const T *ga = ptr(gamma.alpha), *gb = ptr(gamma.beta);
     Vec3<T>* impulse = ptr(impulse_);
@@ -173,7 +192,6 @@ struct StaggeredBatched {
       load_unknowns(p, k, ga, gb, a, b);
       impulse[k] = world_impulse(p, k, a, b);
     });
-    velocities_from_impulses(mask);
   }
 
   void copy_island_unknowns(Unknowns& from, Unknowns& to, Array<int>& mask) {
@@ -186,16 +204,18 @@ struct StaggeredBatched {
     });
   }
 
-  // Natural-map (Coulomb) error of cur_ for masked islands, into error_[i]; leaves cur_'s velocities.
+  // Natural-map (Coulomb) error of cur_ for masked islands, into error_[i]; leaves cur_'s contact
+  // velocities.
   void island_errors(Array<int>& mask) {
     const ProblemView<T> p = p_;
-    velocities(cur_, mask);
+    impulses(cur_, mask);
+    contact_velocities_from_impulses(mask);
+    const ContactVelocity<T> vel = contact_velocities();
     const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);
-    const Vec3<T>*v = ptr(v_), *w = ptr(w_);
     block_reduce(
         mask,
         [=] STAGGER_HD(int k) {
-          return natural_map_residual2(p, k, ca, cb, contact_velocity(p, k, v, w), /*coulomb=*/true);
+          return natural_map_residual2(p, k, ca, cb, vel(k), /*coulomb=*/true);
         },
         SumOp{}, T(0), block_value_);
     island_reduce(mask, block_value_, SumOp{}, T(0), island_value_);
@@ -218,7 +238,7 @@ struct StaggeredBatched {
     T *gxpa = ptr(gxp_.alpha), *gxpb = ptr(gxp_.beta);
     const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta), *shift = ptr(shift_);
     Vec3<T>* impulse = ptr(impulse_);
-    const Vec3<T>*v = ptr(v_), *w = ptr(w_);
+    const ContactVelocity<T> vel = contact_velocities();
     ApgdIsland<T>* apgd = ptr(apgd_);
     const int* run_mask = ptr(run);
 
@@ -234,11 +254,11 @@ struct StaggeredBatched {
       store_unknowns(p, k, a, b, xba, xbb);
       impulse[k] = world_impulse(p, k, a, b);
     });
-    velocities_from_impulses(run);
+    contact_velocities_from_impulses(run);
     block_reduce(
         run,
         [=] STAGGER_HD(int k) {
-          contact_rows(p, k, contact_velocity(p, k, v, w), shift[k], gxa, gxb);
+          contact_rows(p, k, vel(k), shift[k], gxa, gxb);
           gya[k] = gxa[k];
           for (int j = k * nt; j < (k + 1) * nt; ++j) gyb[j] = gxb[j];
           return projected_gradient_residual(p, k, phase, xa, xb, gxa, gxb);
@@ -291,11 +311,11 @@ struct StaggeredBatched {
         if (s.active) apgd_trial_point(p, k, phase, s.lipschitz, ya, yb, gya, gyb, xpa, xpb, impulse);
       });
       if (iteration % Exec::kLoopCheckInterval == 0 && !exec.any(active_, ni)) break;
-      velocities_from_impulses(active_);
+      contact_velocities_from_impulses(active_);
       block_reduce(
           active_,
           [=] STAGGER_HD(int k) {
-            contact_rows(p, k, contact_velocity(p, k, v, w), shift[k], gxpa, gxpb);
+            contact_rows(p, k, vel(k), shift[k], gxpa, gxpb);
             return apgd_terms(p, k, phase, xa, xb, ya, yb, xpa, xpb, gya, gyb, gxpa, gxpb);
           },
           SumOp{}, ApgdTerms<T>{0, 0, 0, 0}, block_terms_);
@@ -417,18 +437,18 @@ struct StaggeredBatched {
   // that the relaxed solution's spurious separation mu |v_t| is cancelled at the fixed point.
   void update_shift(Array<int>& mask) {
     const ProblemView<T> p = p_;
-    const Vec3<T>*v = ptr(v_), *w = ptr(w_);
+    const ContactVelocity<T> vel = contact_velocities();
     T* shift = ptr(shift_);
     for_contacts(mask, [=] STAGGER_HD(int k) {
       T vt[kMaxFacets];
-      friction_rows(p, contact_velocity(p, k, v, w), vt);
+      friction_rows(p, vel(k), vt);
       shift[k] = coulomb_shift(p, k, vt);
     });
   }
 
   void solve_successive_relaxation(const SolverSettings& s) {
     start_outer_loop();
-    island_errors(all_);  // also leaves the warm start's velocities in v_, w_
+    island_errors(all_);  // also leaves the warm start's contact velocities
     update_shift(all_);
     for (int it = 1; it <= s.max_outer_iterations; ++it) {
       inner_tolerances(s.inner_tolerance, true);
@@ -529,6 +549,8 @@ struct StaggeredBatched {
     resize(problem);
     p_ = load_problem(problem);
     build_blocks(problem);
+    dense_.plan(problem, controls.dense_max_contacts < 0 ? Exec::kDenseMaxContacts : controls.dense_max_contacts);
+    dense_.assemble(exec, p_);
     delassus_diagonals();
     island_scales();
     warm_start(problem);
@@ -537,7 +559,8 @@ struct StaggeredBatched {
       case Method::ccp: solve_ccp(settings); break;
       case Method::successive_relaxation: solve_successive_relaxation(settings); break;
     }
-    velocities(cur_, all_);
+    impulses(cur_, all_);  // the bodies' velocities after the impulses, on either path
+    velocities_from_impulses(all_);
     SolveResult result;
     Exec::download(stats_, result.islands);
     // The next step starts from the largest L this step accepted, not from the last (relaxed) one:

@@ -1,10 +1,13 @@
 // Contact problems built by hand (no scene, no collision detection) for solver-level tests.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <random>
 
 #include "contact_problem.h"
 #include "kernels/contact_frame.h"
+#include "kernels/delassus.h"
 
 namespace stagger::test {
 
@@ -49,29 +52,65 @@ inline void close_islands(ContactProblem& p, int islands) {
   p.finalize();
 }
 
-// Random islands of `bodies_per_island` bodies with `contacts_per_island` contacts among them and
-// against fixed ground, generic geometry (so W is positive definite when rows <= 6 * bodies).
+// Appends island i: `bodies` random dynamic bodies and `contacts` contacts among them and against fixed
+// ground (every third contact), generic geometry (so W is positive definite when rows <= 6 * bodies).
+inline void add_random_island(ContactProblem& p, std::mt19937_64& rng, int i, int bodies, int contacts, double mu_max) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  auto vec = [&] { return Vec3d{u(rng), u(rng), u(rng)}; };
+  const int first = int(p.v_pred.size());
+  for (int b = 0; b < bodies; ++b)
+    add_body(p, i, 0.5 + std::fabs(u(rng)), Vec3d{0.2 + std::fabs(u(rng)), 0.2 + std::fabs(u(rng)), 0.2 + std::fabs(u(rng))},
+             normalized(Quatd{u(rng), u(rng), u(rng), u(rng)}), vec(), vec());
+  for (int c = 0; c < contacts; ++c) {
+    const int a = first + int(rng() % bodies);
+    int b = (c % 3 == 0 || bodies == 1) ? -1 : first + int(rng() % bodies);
+    if (b == a) b = -1;
+    add_contact(p, i, a, b, vec(), 0.5 * vec(), 0.5 * vec(), mu_max * std::fabs(u(rng)), 0.3 * u(rng));
+  }
+}
+
+// Random islands of `bodies_per_island` bodies with `contacts_per_island` contacts each.
 inline ContactProblem random_problem(unsigned seed, int islands, int bodies_per_island, int contacts_per_island,
                                      double mu_max, FrictionModel model = FrictionModel::cone, int facets = 8) {
   std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  auto vec = [&] { return Vec3d{u(rng), u(rng), u(rng)}; };
+  ContactProblem p;
+  p.set_friction_model(model, facets);
+  for (int i = 0; i < islands; ++i) add_random_island(p, rng, i, bodies_per_island, contacts_per_island, mu_max);
+  close_islands(p, islands);
+  return p;
+}
+
+// Islands of different sizes: 1 to 10 bodies and 1 to max_contacts contacts each, at most two per body
+// so that W stays positive definite.
+inline ContactProblem varied_problem(unsigned seed, int islands, int max_contacts, double mu_max,
+                                     FrictionModel model = FrictionModel::cone, int facets = 8) {
+  std::mt19937_64 rng(seed);
   ContactProblem p;
   p.set_friction_model(model, facets);
   for (int i = 0; i < islands; ++i) {
-    int first = int(p.v_pred.size());
-    for (int b = 0; b < bodies_per_island; ++b)
-      add_body(p, i, 0.5 + std::fabs(u(rng)), Vec3d{0.2 + std::fabs(u(rng)), 0.2 + std::fabs(u(rng)), 0.2 + std::fabs(u(rng))},
-               normalized(Quatd{u(rng), u(rng), u(rng), u(rng)}), vec(), vec());
-    for (int c = 0; c < contacts_per_island; ++c) {
-      int a = first + int(rng() % bodies_per_island);
-      int b = (c % 3 == 0 || bodies_per_island == 1) ? -1 : first + int(rng() % bodies_per_island);
-      if (b == a) b = -1;
-      add_contact(p, i, a, b, vec(), 0.5 * vec(), 0.5 * vec(), mu_max * std::fabs(u(rng)), 0.3 * u(rng));
-    }
+    const int bodies = 1 + int(rng() % 10), contacts = 1 + int(rng() % std::min(max_contacts, 2 * bodies));
+    add_random_island(p, rng, i, bodies, contacts, mu_max);
   }
   close_islands(p, islands);
   return p;
+}
+
+// Largest difference of two results, relative to the largest normal impulse of `b`: normal impulses,
+// the friction resultant in the tangent plane (pyramid facets are redundant), body velocities.
+inline double result_difference(const ContactProblem& p, const SolveResult& a, const SolveResult& b) {
+  double scale = 1;
+  for (double x : b.alpha) scale = std::max(scale, std::fabs(x));
+  const ProblemView<double> view = p.view();
+  double d = 0;
+  for (int k = 0; k < p.num_contacts(); ++k) {
+    d = std::max(d, std::fabs(a.alpha[k] - b.alpha[k]));
+    double a1, a2, b1, b2;
+    tangent_impulse(view, k, a.beta.data(), a1, a2);
+    tangent_impulse(view, k, b.beta.data(), b1, b2);
+    d = std::max(d, std::hypot(a1 - b1, a2 - b2));
+  }
+  for (int s = 0; s < p.num_bodies(); ++s) d = std::max({d, norm(a.v[s] - b.v[s]), norm(a.w[s] - b.w[s])});
+  return d / scale;
 }
 
 // Settings that solve an island problem to near machine precision (equivalence tests).

@@ -26,24 +26,6 @@ bool skip_without_gpu() {
   return true;
 }
 
-// Largest difference of two results, relative to the largest normal impulse: normal impulses, the
-// friction resultant in the tangent plane (pyramid facets are redundant), body velocities.
-double result_difference(const ContactProblem& p, const SolveResult& a, const SolveResult& b) {
-  double scale = 1;
-  for (double x : b.alpha) scale = std::max(scale, std::fabs(x));
-  const ProblemView<double> view = p.view();
-  double d = 0;
-  for (int k = 0; k < p.num_contacts(); ++k) {
-    d = std::max(d, std::fabs(a.alpha[k] - b.alpha[k]));
-    double a1, a2, b1, b2;
-    tangent_impulse(view, k, a.beta.data(), a1, a2);
-    tangent_impulse(view, k, b.beta.data(), b1, b2);
-    d = std::max(d, std::hypot(a1 - b1, a2 - b2));
-  }
-  for (int s = 0; s < p.num_bodies(); ++s) d = std::max({d, norm(a.v[s] - b.v[s]), norm(a.w[s] - b.w[s])});
-  return d / scale;
-}
-
 double max_state_difference(const Bodies& a, const Bodies& b) {
   double d = 0;
   for (int i = 0; i < a.size(); ++i)
@@ -97,6 +79,34 @@ TEST_CASE("a CUDA solve reports the same iteration counts on the same problem tw
   for (size_t i = 0; i < ra.islands.size(); ++i) {
     REQUIRE(ra.islands[i].inner_iterations == rb.islands[i].inner_iterations);
     REQUIRE(ra.islands[i].outer_iterations == rb.islands[i].outer_iterations);
+  }
+}
+
+TEST_CASE("the CUDA dense small-island path (cuBLAS products) finds the CPU's impulses", "[cuda][solver][dense]") {
+  if (skip_without_gpu()) return;
+  // Islands of 1 to 20 contacts: at a threshold of 8 some take the dense path on the GPU and the
+  // rest stay matrix-free in the same solve; at 32 all do. Compared with the CPU's matrix-free solve.
+  for (auto model : {FrictionModel::cone, FrictionModel::pyramid}) {
+    for (unsigned seed = 1; seed <= 4; ++seed) {
+      CAPTURE(int(model), seed);
+      ContactProblem p = varied_problem(seed, 40, 20, 0.2, model, 6);
+      SolveControls matrix_free;
+      matrix_free.dense_max_contacts = 0;
+      BatchedSolver cpu;
+      const SolveResult c = cpu.solve(p, tight(), matrix_free);
+      for (int threshold : {8, 32}) {
+        CAPTURE(threshold);
+        SolveControls dense;
+        dense.dense_max_contacts = threshold;
+        CudaSolver cuda;
+        const SolveResult g = cuda.solve(p, tight(), dense);
+        for (size_t i = 0; i < g.islands.size(); ++i) {
+          REQUIRE(g.islands[i].converged == c.islands[i].converged);
+          REQUIRE(g.islands[i].error <= 1e-11);
+        }
+        REQUIRE(result_difference(p, g, c) <= 1e-7);
+      }
+    }
   }
 }
 #endif

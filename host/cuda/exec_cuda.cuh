@@ -4,6 +4,7 @@
 // Only this directory and kernels/cuda/ hold CUDA code.
 #pragma once
 
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <thrust/copy.h>
 #include <thrust/device_allocator.h>
@@ -18,6 +19,8 @@
 #include <cub/block/block_reduce.cuh>
 #include <cub/warp/warp_reduce.cuh>
 #include <cstdlib>
+#include <memory>
+#include <type_traits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -142,6 +145,10 @@ struct CudaExec {
   static constexpr int kLoopCheckInterval = 8;
   static constexpr bool kHostMemory = false;
   static constexpr int kBlockSize = 32;  // a warp: see ContactBlock
+  // Islands of at most this many contacts take the dense path (host/dense_islands.h). Off until a
+  // GPU benchmark (bench/run_cuda.sh, the dense sweep) says where it pays: by bytes read per
+  // iteration it can only win for islands of about 4 contacts or fewer (docs/backends.md).
+  static constexpr int kDenseMaxContacts = 0;
 
   // Thread blocks for one warp per item.
   static int warp_grid(int items) {
@@ -196,6 +203,35 @@ struct CudaExec {
     cuda_exec::block_reduce_kernel<<<warp_grid(num_blocks), cuda_exec::kThreads>>>(blocks, num_blocks, mask, f, op,
                                                                                   identity, out);
     check("block_reduce launch");
+  }
+
+  // Dense islands (host/dense_islands.h): one strided-batched cuBLAS GEMV per size bucket. It
+  // computes every island of the bucket, masked or not (an unmasked island's x has not changed, so
+  // neither does its y). The handle is made on first use and shared by copies of the executor.
+  std::shared_ptr<std::remove_pointer_t<cublasHandle_t>> cublas_;
+  void check(cublasStatus_t s, const char* what) {
+    if (s != CUBLAS_STATUS_SUCCESS)
+      throw std::runtime_error(std::string("cuBLAS ") + what + ": " + cublasGetStatusString(s));
+  }
+  template <class T>
+  void batched_gemv(int rows, int count, const T* a, const T* x, T* y, const int*, const int*) {
+    if (count <= 0) return;
+    if (!cublas_) {
+      cublasHandle_t handle = nullptr;
+      check(cublasCreate(&handle), "create");
+      cublas_.reset(handle, [](cublasHandle_t h) { cublasDestroy(h); });
+    }
+    const T one = T(1), zero = T(0);
+    const long long matrix_stride = (long long)rows * rows, vector_stride = rows;
+    if constexpr (std::is_same_v<T, double>)
+      check(cublasDgemvStridedBatched(cublas_.get(), CUBLAS_OP_N, rows, rows, &one, a, rows, matrix_stride, x, 1,
+                                      vector_stride, &zero, y, 1, vector_stride, count),
+            "gemv");
+    else
+      check(cublasSgemvStridedBatched(cublas_.get(), CUBLAS_OP_N, rows, rows, &one, a, rows, matrix_stride, x, 1,
+                                      vector_stride, &zero, y, 1, vector_stride, count),
+            "gemv");
+    check("batched_gemv");
   }
 
   // The islands whose totals a thread block reduces (see island_reduce_kernel).
