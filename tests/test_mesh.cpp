@@ -24,6 +24,14 @@ using namespace stagger::test;
 
 namespace {
 
+// Debian's glmark2-data bunny (scripts/setup.sh installs it); empty, with a warning, when missing.
+std::string bunny_file() {
+  const std::string bunny = "/usr/share/glmark2/models/bunny.obj";
+  if (std::filesystem::exists(bunny)) return bunny;
+  WARN("skipped: " << bunny << " is missing (Debian package glmark2-data; scripts/setup.sh installs it)");
+  return "";
+}
+
 using Triangles = std::vector<std::array<int, 3>>;
 
 // Triangles of a convex point set's faces, each turned to face away from the centroid `inside`.
@@ -255,11 +263,8 @@ TEST_CASE("meshes that are not closed solids are refused with the reason", "[mes
 }
 
 TEST_CASE("the Stanford bunny from glmark2-data loads as a closed solid", "[mesh]") {
-  const std::string bunny = "/usr/share/glmark2/models/bunny.obj";
-  if (!std::filesystem::exists(bunny)) {
-    WARN("skipped: " << bunny << " is missing (Debian package glmark2-data; scripts/setup.sh installs it)");
-    return;
-  }
+  const std::string bunny = bunny_file();
+  if (bunny.empty()) return;
   MeshOptions o;
   o.scale = 0.05;
   Mesh m = load_mesh(bunny, o);
@@ -303,11 +308,8 @@ TEST_CASE("the Stanford bunny from glmark2-data loads as a closed solid", "[mesh
 TEST_CASE("the bunny's distance field is negative exactly at the nodes inside it", "[mesh]") {
   // Inside by ray parity along z (the field's own check uses x and y): every node more than half a
   // cell from the surface must have the sign that parity gives.
-  const std::string bunny = "/usr/share/glmark2/models/bunny.obj";
-  if (!std::filesystem::exists(bunny)) {
-    WARN("skipped: " << bunny << " is missing (Debian package glmark2-data; scripts/setup.sh installs it)");
-    return;
-  }
+  const std::string bunny = bunny_file();
+  if (bunny.empty()) return;
   MeshOptions o;
   o.scale = 0.05;
   const Mesh m = load_mesh(bunny, o);
@@ -421,11 +423,8 @@ TEST_CASE("a mesh cube on a steep slope slides at g (sin - mu cos), on a gentle 
 }
 
 TEST_CASE("a free bunny keeps its angular momentum, and its inertia is turned with it", "[mesh][physics]") {
-  const std::string bunny = "/usr/share/glmark2/models/bunny.obj";
-  if (!std::filesystem::exists(bunny)) {
-    WARN("skipped: " << bunny << " is missing (Debian package glmark2-data)");
-    return;
-  }
+  const std::string bunny = bunny_file();
+  if (bunny.empty()) return;
   Scene s = mesh_dir().scene(fmt::format(R"({{"time_step": 0.001, "steps": 1000, "gravity": [0, 0, 0], "bodies": [
       {{"id": "bunny", "shape": {{"type": "mesh", "file": "{}", "scale": 0.05}}, "density": 1000,
         "orientation": [0.8, 0.1, 0.5, 0.3], "angular_velocity": [3, -2, 5]}}]}})", bunny));
