@@ -159,11 +159,6 @@ struct DenseIslands {
     return ContactVelocity<T>{p, v, w, ptr(offset_), any() ? ptr(y_) : nullptr, any() ? ptr(free_) : nullptr,
                               any()};
   }
-
-  // Bytes of the dense path's arrays (memory figures).
-  long long bytes() const {
-    return (long long)(matrices_.size() + x_.size() + y_.size()) * sizeof(T) + (long long)free_.size() * sizeof(Vec3<T>);
-  }
 };
 
 }  // namespace stagger

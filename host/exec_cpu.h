@@ -92,7 +92,7 @@ struct CpuExec {
             for (int r = 0; r < rows; ++r) yb[r] += column[r] * xc;
           }
         },
-        (long long)count * rows);
+        (long long)count * rows * rows);
   }
 
   // Told the blocks of every island once per solve (the GPU picks its reduction shape from it).

@@ -3,8 +3,8 @@
 // pseudonormal of the closest feature (Baerentzen & Aanaes 2005), which is exact for a closed,
 // consistently oriented mesh where ray parity tests stumble on edges and vertices. In floating point
 // it is not quite: on the glmark2 bunny it put two interior nodes outside, one 2.8 cells deep (a
-// contact missed there lets a body sink). So the sign is checked by ray parity along the grid's x and
-// y lines, and a node whose pseudonormal sign both rays contradict is turned over.
+// contact missed there lets a body sink). So the sign is checked by the winding number of rays along
+// the grid's x and y lines, and a node whose pseudonormal sign both rays contradict is turned over.
 #include <unsupported/Eigen/BVH>
 
 #include <utility>
@@ -144,11 +144,12 @@ struct NearestTriangle {
   }
 };
 
-// Inside (1) or outside (0) for every node of the field's grid, by the parity of the triangles
-// crossed by a ray from the node along +axis. The rays run along grid lines, offset by a tiny
-// irrational fraction of a cell so that they miss edges and vertices; triangles are bucketed by the
-// grid lines their projections cover.
-std::vector<unsigned char> parity_inside(const Mesh& mesh, int axis) {
+// Inside (1) or outside (0) for every node of the field's grid, by the winding number of a ray from
+// the node along +axis: the triangles it crosses, +1 where it leaves through an outward face and -1
+// where it enters (a winding number, not a parity, so that overlapping closed shells count as
+// inside). The rays run along grid lines, offset by a tiny irrational fraction of a cell so that they
+// miss edges and vertices; triangles are bucketed by the grid lines their projections cover.
+std::vector<unsigned char> ray_inside(const Mesh& mesh, int axis) {
   const int a = axis, b = (axis + 1) % 3, c = (axis + 2) % 3;
   const int na = mesh.field_nodes[a], nb = mesh.field_nodes[b], nc = mesh.field_nodes[c];
   const double cell = mesh.field_cell;
@@ -194,7 +195,7 @@ std::vector<unsigned char> parity_inside(const Mesh& mesh, int axis) {
   for (int line = 0; line < lines_count; ++line) {
     const int j = line % nb, k = line / nb;
     const double pb = o[b] + cell * j + db, pc = o[c] + cell * k + dc;
-    std::vector<double> crossings;
+    std::vector<std::pair<double, int>> crossings;  // where, and +1 leaving / -1 entering
     for (int i = begin[line]; i < begin[line + 1]; ++i) {
       const auto& t = mesh.triangles[items[i]];
       const Vec3<double>&p0 = mesh.vertices[t[0]], &p1 = mesh.vertices[t[1]], &p2 = mesh.vertices[t[2]];
@@ -204,19 +205,23 @@ std::vector<unsigned char> parity_inside(const Mesh& mesh, int axis) {
       const double v = ((p2[b] - pb) * (p0[c] - pc) - (p0[b] - pb) * (p2[c] - pc)) / det;
       const double w = 1 - u - v;
       if (u < 0 || v < 0 || w < 0) continue;
-      crossings.push_back(u * p0[a] + v * p1[a] + w * p2[a]);
+      // det is the outward normal's component along the ray (triangles wind counter-clockwise seen
+      // from outside).
+      crossings.push_back({u * p0[a] + v * p1[a] + w * p2[a], det > 0 ? 1 : -1});
     }
     std::sort(crossings.begin(), crossings.end());
-    std::size_t beyond = 0;  // crossings at or before the node
+    int winding = 0;  // of the crossings beyond the node
+    for (const auto& crossing : crossings) winding += crossing.second;
+    std::size_t passed = 0;
     for (int i = 0; i < na; ++i) {
       const double x = o[a] + cell * i;
-      while (beyond < crossings.size() && crossings[beyond] <= x) ++beyond;
+      for (; passed < crossings.size() && crossings[passed].first <= x; ++passed) winding -= crossings[passed].second;
       int node[3];
       node[a] = i;
       node[b] = j;
       node[c] = k;
       const std::size_t index = node[0] + std::size_t(mesh.field_nodes[0]) * (node[1] + std::size_t(mesh.field_nodes[1]) * node[2]);
-      inside[index] = (crossings.size() - beyond) % 2;
+      inside[index] = winding != 0;
     }
   }
   return inside;
@@ -276,7 +281,7 @@ void build_distance_field(Mesh& mesh, int resolution) {
       mesh.field[i + std::size_t(nx) * (j + std::size_t(ny) * k)] = float(dot(q.p - q.point, n) < 0 ? -d : d);
     }
   }
-  const std::vector<unsigned char> inside_x = parity_inside(mesh, 0), inside_y = parity_inside(mesh, 1);
+  const std::vector<unsigned char> inside_x = ray_inside(mesh, 0), inside_y = ray_inside(mesh, 1);
   for (std::size_t i = 0; i < mesh.field.size(); ++i) {
     const bool inside = mesh.field[i] < 0;
     if (inside_x[i] != inside && inside_y[i] != inside) mesh.field[i] = -mesh.field[i];
