@@ -74,9 +74,9 @@ struct SolveControls {
   // Print each outer iteration of islands with at least this many contacts to stderr (0: off).
   // `stagger run` sets it from the STAGGER_TRACE environment variable.
   int trace_min_contacts = 0;
-  // Islands of at most this many contacts take the dense path (host/dense_islands.h); 0: none,
-  // -1: the executor's default (docs/backends.md says how it was chosen). `stagger run` reads
-  // STAGGER_DENSE_MAX_CONTACTS.
+  // Islands of at most this many contacts (64 at most) take the dense path (host/dense_islands.h);
+  // 0: none, -1: the executor's default (docs/backends.md says how it was chosen). `stagger run`
+  // reads STAGGER_DENSE_MAX_CONTACTS.
   int dense_max_contacts = -1;
 };
 

@@ -9,6 +9,7 @@
 // Lambdas capture raw pointers by value (never `this`), as in host/staggered_batched.h.
 #pragma once
 
+#include <algorithm>
 #include <vector>
 
 #include "contact_block.h"
@@ -68,34 +69,41 @@ struct DenseIslands {
     return size;
   }
 
-  // Chooses the dense islands (at most max_contacts contacts; none when max_contacts <= 0) and lays
-  // out their matrices and vectors.
+  // Beyond this the matrices grow past any use (a 64-contact island's is 288 KiB in double).
+  static constexpr int kLargestDenseContacts = 64;
+
+  // Chooses the dense islands (at most max_contacts contacts, capped at kLargestDenseContacts; none
+  // when max_contacts <= 0) and lays out their matrices and vectors.
   void plan(const ContactProblem& problem, int max_contacts) {
     const int ni = problem.num_islands();
-    std::vector<int> offset(ni, -1), islands;
+    max_contacts = std::min(max_contacts, kLargestDenseContacts);
     buckets_.clear();
+    num_dense_ = 0;
+    if (max_contacts <= 0) {  // the default: nothing to lay out or upload
+      Exec::fill(offset_, std::size_t(ni), -1);
+      return;
+    }
+    std::vector<int> offset(ni, -1), islands;
     long long matrix_size = 0;
     int vector_size = 0;
-    if (max_contacts > 0) {
-      const int largest = bucket_contacts(max_contacts);
-      for (int size = 1; size <= largest; size *= 2) {
-        Bucket b;
-        b.rows = 3 * size;
-        b.first = int(islands.size());
-        b.matrix_offset = matrix_size;
-        b.vector_offset = vector_size;
-        for (int i = 0; i < ni; ++i) {
-          const int n = problem.island_contact_begin[i + 1] - problem.island_contact_begin[i];
-          if (n < 1 || n > max_contacts || bucket_contacts(n) != size) continue;
-          offset[i] = vector_size + b.count * b.rows;
-          islands.push_back(i);
-          ++b.count;
-        }
-        if (b.count == 0) continue;
-        matrix_size += 1LL * b.count * b.rows * b.rows;
-        vector_size += b.count * b.rows;
-        buckets_.push_back(b);
+    const int largest = bucket_contacts(max_contacts);
+    for (int size = 1; size <= largest; size *= 2) {
+      Bucket b;
+      b.rows = 3 * size;
+      b.first = int(islands.size());
+      b.matrix_offset = matrix_size;
+      b.vector_offset = vector_size;
+      for (int i = 0; i < ni; ++i) {
+        const int n = problem.island_contact_begin[i + 1] - problem.island_contact_begin[i];
+        if (n < 1 || n > max_contacts || bucket_contacts(n) != size) continue;
+        offset[i] = vector_size + b.count * b.rows;
+        islands.push_back(i);
+        ++b.count;
       }
+      if (b.count == 0) continue;
+      matrix_size += 1LL * b.count * b.rows * b.rows;
+      vector_size += b.count * b.rows;
+      buckets_.push_back(b);
     }
     num_dense_ = int(islands.size());
     Exec::upload(offset, offset_);
