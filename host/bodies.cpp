@@ -4,10 +4,12 @@
 
 namespace stagger {
 
-Mat3<double> Bodies::inv_inertia_world(int i) const {
-  if (kind[i] != BodyKind::dynamic) return Mat3<double>{{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
-  Vec3d ib = inertia_body[i];
-  return world_tensor(inertia_frame(i), Vec3d{1.0 / ib.x, 1.0 / ib.y, 1.0 / ib.z});
+Mat3<double> Bodies::inv_inertia_world(int i) const { return inverse_inertia_world(view(), i); }
+
+BodyView Bodies::view() const {
+  return BodyView{x.data(),        v.data(),           w.data(),           q.data(),       inv_mass.data(),
+                  inertia_body.data(), inertia_axes.data(), kind.data(),  friction.data(), restitution.data(),
+                  motion.data(),   x0.data(),          q0.data()};
 }
 
 Bodies Bodies::from_scene(const Scene& scene) {

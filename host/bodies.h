@@ -7,6 +7,7 @@
 
 #include "kernels/integrate.h"
 #include "kernels/mesh_field.h"
+#include "kernels/problem_assembly.h"
 #include "kernels/shapes.h"
 #include "scene.h"
 
@@ -41,6 +42,8 @@ struct Bodies {
   Quatd inertia_frame(int i) const { return q[i] * inertia_axes[i]; }
   // World-frame inverse inertia of a dynamic body at its current orientation (zero otherwise).
   Mat3<double> inv_inertia_world(int i) const;
+  // Raw views of the arrays the element functions read (kernels/problem_assembly.h).
+  BodyView view() const;
 
   static Bodies from_scene(const Scene& scene);
 };

@@ -18,16 +18,8 @@ void compute_contact_margins(const Bodies& bodies, double h, double envelope, Ve
   margins.spin.assign(n, 0.0);
   const double g = norm(gravity);
   parallel_for(n, [&](int i) {
-    const Shape& s = bodies.shape[i];
-    if (s.type == ShapeType::plane && bodies.kind[i] == BodyKind::kinematic)
-      margins.spin[i] = norm(bodies.motion[i].angular_velocity);
-    // A sphere's surface does not move when it spins about its centre.
-    double reach = s.type == ShapeType::box || s.type == ShapeType::mesh ? bounding_radius(s) : 0.0;
-    switch (bodies.kind[i]) {
-      case BodyKind::dynamic: margins.speed[i] = norm(bodies.v[i]) + h * g + norm(bodies.w[i]) * reach; break;
-      case BodyKind::kinematic: margins.speed[i] = kinematic_speed_bound(bodies.motion[i], reach); break;
-      case BodyKind::fixed: margins.speed[i] = 0.0; break;
-    }
+    margin_speeds(bodies.shape[i], bodies.kind[i], bodies.motion[i], bodies.v[i], bodies.w[i], h, g, margins.speed[i],
+                  margins.spin[i]);
   });
 }
 

@@ -18,19 +18,27 @@ void ContactProblem::set_friction_model(FrictionModel model, int facets) {
   }
 }
 
+namespace {
+void check(bool ok, const char* what) {
+  if (!ok) throw std::logic_error(std::string("ContactProblem: ") + what);
+}
+}  // namespace
+
 void ContactProblem::finalize() {
-  const int nc = num_contacts(), nb = num_bodies(), ni = num_islands();
-  auto check = [](bool ok, const char* what) {
-    if (!ok) throw std::logic_error(std::string("ContactProblem: ") + what);
-  };
+  const int nc = num_contacts(), nb = num_bodies();
   check(normal.size() == size_t(nc) && tangent1.size() == size_t(nc) && tangent2.size() == size_t(nc) &&
             r_a.size() == size_t(nc) && r_b.size() == size_t(nc) && w_known.size() == size_t(nc) &&
-            mu.size() == size_t(nc) && rhs.size() == size_t(nc) && slot_b.size() == size_t(nc) &&
-            contact_island.size() == size_t(nc),
+            mu.size() == size_t(nc) && rhs.size() == size_t(nc),
         "contact arrays differ in size");
-  check(w_pred.size() == size_t(nb) && inv_mass.size() == size_t(nb) && inv_inertia.size() == size_t(nb) &&
-            body_island.size() == size_t(nb),
+  check(v_pred.size() == size_t(nb) && w_pred.size() == size_t(nb) && inv_mass.size() == size_t(nb) &&
+            inv_inertia.size() == size_t(nb),
         "body arrays differ in size");
+  finalize_structure();
+}
+
+void ContactProblem::finalize_structure() {
+  const int nc = num_contacts(), nb = num_bodies(), ni = num_islands();
+  check(slot_b.size() == size_t(nc) && contact_island.size() == size_t(nc), "contact arrays differ in size");
   check(island_body_begin.size() == island_contact_begin.size(), "island offsets differ in size");
   check(island_contact_begin.back() == nc && island_body_begin.back() == nb, "island offsets do not cover");
   for (int i = 0; i < ni; ++i) {

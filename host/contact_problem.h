@@ -38,13 +38,16 @@ struct ContactProblem {
   std::vector<double> lipschitz_hint_contact, lipschitz_hint_friction;
 
   int num_contacts() const { return int(slot_a.size()); }
-  int num_bodies() const { return int(v_pred.size()); }
+  int num_bodies() const { return int(body_island.size()); }
   int num_islands() const { return int(island_contact_begin.size()) - 1; }
 
   // Sets the friction model and the pyramid's facet directions d_j = cos(2 pi j / m) t1 + sin(...) t2.
   void set_friction_model(FrictionModel model, int facets);
-  // Builds the body -> contact incidences and checks the layout (sizes, sorting, slot ranges).
+  // Builds the body -> contact incidences and checks the layout (sizes, sorting, slot ranges):
+  // finalize() for a whole problem, finalize_structure() for one whose numbers (frames, lever arms,
+  // masses, right-hand sides) are assembled elsewhere (host/resident_step_batched.h).
   void finalize();
+  void finalize_structure();
   ProblemView<double> view() const;
 };
 

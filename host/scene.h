@@ -30,8 +30,6 @@ struct MotionDesc {
   Vec3d angular_velocity{0, 0, 0};
 };
 
-enum class BodyKind : std::uint8_t { dynamic, fixed, kinematic };
-
 struct BodyDesc {
   std::string id;
   Shape shape;

@@ -5,6 +5,7 @@
 
 #include "kernels/contact_frame.h"
 #include "kernels/delassus.h"
+#include "kernels/problem_assembly.h"
 #include "parallel.h"
 
 namespace stagger {
@@ -14,35 +15,16 @@ void predict_velocities(const Bodies& bodies, Vec3d gravity, double h, std::vect
   const int n = bodies.size();
   v_pred.resize(n);
   w_pred.resize(n);
-  parallel_for(n, [&](int i) {
-    if (!bodies.is_dynamic(i)) {
-      v_pred[i] = w_pred[i] = Vec3d{0, 0, 0};
-      return;
-    }
-    v_pred[i] = bodies.v[i] + h * gravity;
-    w_pred[i] = gyroscopic_predictor(bodies.inertia_frame(i), bodies.inertia_body[i], bodies.w[i], h);
-  });
+  const BodyView view = bodies.view();
+  parallel_for(n, [&](int i) { predict_body(view, i, gravity, h, v_pred[i], w_pred[i]); });
 }
 
 namespace {
 
-// Velocity of a non-dynamic body over the step [t, t+h]: the mean velocity of its prescribed motion,
-// so that a contact with it closes exactly the distance the motion covers.
-void step_velocity(const Bodies& bodies, int i, double t, double h, Vec3d& v, Vec3d& w) {
-  v = w = Vec3d{0, 0, 0};
-  if (bodies.kind[i] != BodyKind::kinematic) return;
-  Vec3d x0, x1, v0, v1, w0, w1;
-  Quatd q0, q1;
-  kinematic_state(bodies.motion[i], bodies.x0[i], bodies.q0[i], t, x0, q0, v0, w0);
-  kinematic_state(bodies.motion[i], bodies.x0[i], bodies.q0[i], t + h, x1, q1, v1, w1);
-  v = (1.0 / h) * (x1 - x0);
-  w = w0;  // angular velocity of the supported motions is constant
-}
-
-// Map a world-frame friction impulse onto contact k's unknowns (cone: its t1, t2 components;
+// Map a world-frame friction impulse onto a contact's unknowns (cone: its t1, t2 components;
 // pyramid: a non-negative combination of the two facets that bracket its direction).
-void friction_from_world(const ContactProblem& p, int k, Vec3d f, double* beta) {
-  double f1 = dot(p.tangent1[k], f), f2 = dot(p.tangent2[k], f);
+void friction_from_world(const ContactProblem& p, Vec3d t1, Vec3d t2, Vec3d f, double* beta) {
+  double f1 = dot(t1, f), f2 = dot(t2, f);
   if (!p.pyramid) {
     beta[0] = f1;
     beta[1] = f2;
@@ -66,34 +48,21 @@ void friction_from_world(const ContactProblem& p, int k, Vec3d f, double* beta) 
 
 }  // namespace
 
-void build_contact_problem(const Bodies& bodies, const Contacts& contacts, const Islands& islands,
-                           const std::vector<Vec3d>& v_pred, const std::vector<Vec3d>& w_pred,
-                           const SolverSettings& solver, const ProblemSettings& settings, const WarmStartCache* warm,
-                           ContactProblem& p, std::vector<int>& source) {
+void build_problem_structure(const Bodies& bodies, const Contacts& contacts, const Islands& islands,
+                             const SolverSettings& solver, const ProblemSettings& settings, const WarmStartCache* warm,
+                             ContactProblem& p, std::vector<int>& source) {
   const int ni = islands.count(), nc = int(islands.contact_order.size()), nb = int(islands.bodies.size());
-  const double h = settings.h;
   p.set_friction_model(solver.friction_model, solver.pyramid_facets);
   const int nt = p.friction_dims;
 
   // Bodies -> slots.
   std::vector<int> slot_of(bodies.size(), -1);
-  p.v_pred.resize(nb);
-  p.w_pred.resize(nb);
-  p.inv_mass.resize(nb);
-  p.inv_inertia.resize(nb);
   p.body_island.resize(nb);
   for (int i = 0; i < ni; ++i)
     for (int s = islands.body_begin[i]; s < islands.body_begin[i + 1]; ++s) {
       p.body_island[s] = i;
       slot_of[islands.bodies[s]] = s;
     }
-  parallel_for(nb, [&](int s) {
-    int b = islands.bodies[s];
-    p.v_pred[s] = v_pred[b];
-    p.w_pred[s] = w_pred[b];
-    p.inv_mass[s] = bodies.inv_mass[b];
-    p.inv_inertia[s] = bodies.inv_inertia_world(b);
-  });
   p.island_contact_begin = islands.contact_begin;
   p.island_body_begin = islands.body_begin;
   // This step's hints come from the warm-start entries alone: the problem is reused from step to
@@ -102,9 +71,6 @@ void build_contact_problem(const Bodies& bodies, const Contacts& contacts, const
   p.lipschitz_hint_friction.clear();
 
   for (auto* v : {&p.slot_a, &p.slot_b, &p.contact_island}) v->resize(nc);
-  for (auto* v : {&p.normal, &p.tangent1, &p.tangent2, &p.r_a, &p.r_b, &p.w_known}) v->resize(nc);
-  p.mu.resize(nc);
-  p.rhs.resize(nc);
   source.resize(nc);
   const bool use_warm = warm != nullptr && solver.warm_start;
   p.alpha_warm.assign(use_warm ? nc : 0, 0.0);
@@ -117,43 +83,22 @@ void build_contact_problem(const Bodies& bodies, const Contacts& contacts, const
     int k = islands.contact_order[j];
     source[j] = k;
     int a = contacts.a[k], b = contacts.b[k];
-    Vec3d n = contacts.normal[k], pt = contacts.point[k];
     p.slot_a[j] = slot_of[a];
     p.slot_b[j] = slot_of[b];
-    p.normal[j] = n;
-    tangent_basis(n, p.tangent1[j], p.tangent2[j]);
-    p.r_a[j] = pt - bodies.x[a];
-    p.r_b[j] = pt - bodies.x[b];
-    p.mu[j] = std::min(bodies.friction[a], bodies.friction[b]);
-
-    // Known velocity of non-dynamic bodies at the contact over the step.
-    Vec3d known{0, 0, 0}, v, w;
-    if (!bodies.is_dynamic(a)) {
-      step_velocity(bodies, a, settings.time, h, v, w);
-      known += v + cross(w, p.r_a[j]);
-    }
-    if (!bodies.is_dynamic(b)) {
-      step_velocity(bodies, b, settings.time, h, v, w);
-      known -= v + cross(w, p.r_b[j]);
-    }
-    p.w_known[j] = known;
-
-    // Pre-step normal velocity (restitution).
-    Vec3d before = (bodies.v[a] + cross(bodies.w[a], p.r_a[j])) - (bodies.v[b] + cross(bodies.w[b], p.r_b[j]));
-    double e = std::min(bodies.restitution[a], bodies.restitution[b]);
-    p.rhs[j] = contact_rhs(contacts.gap[k], h, solver.stabilization_speed, e, dot(n, before), solver.bounce_threshold);
-
     if (use_warm) {
-      const WarmStartCache::Entry* prev = warm->find(a, b, contacts.feature[k], pt, settings.warm_match_distance);
+      const WarmStartCache::Entry* prev =
+          warm->find(a, b, contacts.feature[k], contacts.point[k], settings.warm_match_distance);
       if (prev) {
+        Vec3d t1, t2;
+        tangent_basis(contacts.normal[k], t1, t2);
         p.alpha_warm[j] = prev->alpha;
-        friction_from_world(p, j, prev->friction, &p.beta_warm[size_t(j) * nt]);
+        friction_from_world(p, t1, t2, prev->friction, &p.beta_warm[size_t(j) * nt]);
         hint_contact[j] = prev->lipschitz_contact;
         hint_friction[j] = prev->lipschitz_friction;
       }
     }
   });
-  p.finalize();
+  p.finalize_structure();
   if (use_warm) {
     for (int i = 0; i < ni; ++i)
       for (int j = islands.contact_begin[i]; j < islands.contact_begin[i + 1]; ++j) {
@@ -161,6 +106,50 @@ void build_contact_problem(const Bodies& bodies, const Contacts& contacts, const
         p.lipschitz_hint_friction[i] = std::max(p.lipschitz_hint_friction[i], hint_friction[j]);
       }
   }
+}
+
+void assemble_problem(const Bodies& bodies, const Contacts& contacts, const Islands& islands,
+                      const std::vector<Vec3d>& v_pred, const std::vector<Vec3d>& w_pred, const SolverSettings& solver,
+                      const ProblemSettings& settings, const std::vector<int>& source, ContactProblem& p) {
+  const int nc = int(source.size()), nb = int(islands.bodies.size());
+  const BodyView view = bodies.view();
+  p.v_pred.resize(nb);
+  p.w_pred.resize(nb);
+  p.inv_mass.resize(nb);
+  p.inv_inertia.resize(nb);
+  parallel_for(nb, [&](int s) {
+    int b = islands.bodies[s];
+    p.v_pred[s] = v_pred[b];
+    p.w_pred[s] = w_pred[b];
+    p.inv_mass[s] = bodies.inv_mass[b];
+    p.inv_inertia[s] = inverse_inertia_world(view, b);
+  });
+  for (auto* v : {&p.normal, &p.tangent1, &p.tangent2, &p.r_a, &p.r_b, &p.w_known}) v->resize(nc);
+  p.mu.resize(nc);
+  p.rhs.resize(nc);
+  const RowSettings rows{settings.time, settings.h, solver.stabilization_speed, solver.bounce_threshold};
+  parallel_for(nc, [&](int j) {
+    const int k = source[j];
+    const ContactRow row =
+        assemble_contact_row(view, contacts.a[k], contacts.b[k], contacts.point[k], contacts.normal[k], contacts.gap[k], rows);
+    p.normal[j] = row.normal;
+    p.tangent1[j] = row.tangent1;
+    p.tangent2[j] = row.tangent2;
+    p.r_a[j] = row.r_a;
+    p.r_b[j] = row.r_b;
+    p.w_known[j] = row.w_known;
+    p.mu[j] = row.mu;
+    p.rhs[j] = row.rhs;
+  });
+  p.finalize();
+}
+
+void build_contact_problem(const Bodies& bodies, const Contacts& contacts, const Islands& islands,
+                           const std::vector<Vec3d>& v_pred, const std::vector<Vec3d>& w_pred,
+                           const SolverSettings& solver, const ProblemSettings& settings, const WarmStartCache* warm,
+                           ContactProblem& p, std::vector<int>& source) {
+  build_problem_structure(bodies, contacts, islands, solver, settings, warm, p, source);
+  assemble_problem(bodies, contacts, islands, v_pred, w_pred, solver, settings, source, p);
 }
 
 std::vector<WarmStartCache::Entry> warm_start_entries(const Contacts& contacts, const std::vector<int>& source,
@@ -171,12 +160,14 @@ std::vector<WarmStartCache::Entry> warm_start_entries(const Contacts& contacts, 
     int k = source[j], i = problem.contact_island[j];
     double b1, b2;
     tangent_impulse(p, j, result.beta.data(), b1, b2);
+    Vec3d t1, t2;  // the row's tangents, from the contact (the problem may hold only its structure)
+    tangent_basis(contacts.normal[k], t1, t2);
     entries[j] = WarmStartCache::Entry{contacts.a[k],
                                        contacts.b[k],
                                        contacts.feature[k],
                                        contacts.point[k],
                                        result.alpha[j],
-                                       b1 * problem.tangent1[j] + b2 * problem.tangent2[j],
+                                       b1 * t1 + b2 * t2,
                                        result.lipschitz_contact[i],
                                        result.lipschitz_friction[i]};
   });

@@ -23,7 +23,18 @@ struct ProblemSettings {
   double warm_match_distance = 0;  // nearest-point fallback radius of warm-start matching
 };
 
-// The island problem of this step. `source[j]` is the contact index of problem contact j.
+// The island problem of this step, in two parts (`source[j]` is the contact index of problem
+// contact j). The problem's structure, built on the host in every backend from the contacts' body pairs: island
+// layout, body slots, incidences, and the warm start matched by feature key.
+void build_problem_structure(const Bodies& bodies, const Contacts& contacts, const Islands& islands,
+                             const SolverSettings& solver, const ProblemSettings& settings, const WarmStartCache* warm,
+                             ContactProblem& problem, std::vector<int>& source);
+// The problem's numbers (frames, lever arms, masses, right-hand sides) for that structure, on the
+// host; the resident step assembles the same numbers where its bodies live.
+void assemble_problem(const Bodies& bodies, const Contacts& contacts, const Islands& islands,
+                      const std::vector<Vec3d>& v_pred, const std::vector<Vec3d>& w_pred, const SolverSettings& solver,
+                      const ProblemSettings& settings, const std::vector<int>& source, ContactProblem& problem);
+// Both parts.
 void build_contact_problem(const Bodies& bodies, const Contacts& contacts, const Islands& islands,
                            const std::vector<Vec3d>& v_pred, const std::vector<Vec3d>& w_pred,
                            const SolverSettings& solver, const ProblemSettings& settings, const WarmStartCache* warm,

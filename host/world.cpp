@@ -127,14 +127,8 @@ void World::integrate() {
   const double h = scene_.time_step;
   const double t_next = time_ + h;
   parallel_for(bodies_.size(), [&](int i) {
-    switch (bodies_.kind[i]) {
-      case BodyKind::dynamic: integrate_pose(bodies_.x[i], bodies_.q[i], bodies_.v[i], bodies_.w[i], h); break;
-      case BodyKind::kinematic:
-        kinematic_state(bodies_.motion[i], bodies_.x0[i], bodies_.q0[i], t_next, bodies_.x[i], bodies_.q[i],
-                        bodies_.v[i], bodies_.w[i]);
-        break;
-      case BodyKind::fixed: break;
-    }
+    advance_body(bodies_.kind[i], bodies_.motion[i], bodies_.x0[i], bodies_.q0[i], t_next, h, bodies_.x[i], bodies_.q[i],
+                 bodies_.v[i], bodies_.w[i]);
   });
   // t = n h exactly, without accumulated rounding.
   ++steps_done_;

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "integrate.h"
 #include "shapes.h"
 
 namespace stagger {
@@ -111,6 +112,20 @@ STAGGER_HD STAGGER_INLINE double contact_margin(double envelope, double h, doubl
     if (spin_b > 0) m += h * spin_b * (d + bounding_radius(sa));
   }
   return m;
+}
+
+// A body's terms of that margin: `speed` bounds how fast any point of its surface moves over the step
+// (gravity included), `spin` is the angular speed of a kinematic plane, whose far points move fast.
+STAGGER_HD STAGGER_INLINE void margin_speeds(const Shape& s, BodyKind kind, const KinematicMotion& motion, Vec3<double> v,
+                                             Vec3<double> w, double h, double gravity, double& speed, double& spin) {
+  spin = s.type == ShapeType::plane && kind == BodyKind::kinematic ? norm(motion.angular_velocity) : 0.0;
+  // A sphere's surface does not move when it spins about its centre.
+  double reach = s.type == ShapeType::box || s.type == ShapeType::mesh ? bounding_radius(s) : 0.0;
+  switch (kind) {
+    case BodyKind::dynamic: speed = norm(v) + h * gravity + norm(w) * reach; break;
+    case BodyKind::kinematic: speed = kinematic_speed_bound(motion, reach); break;
+    case BodyKind::fixed: speed = 0.0; break;
+  }
 }
 
 }  // namespace stagger

@@ -2,6 +2,7 @@
 // steps 2 and 5), plus the prescribed poses of kinematic bodies.
 #pragma once
 
+#include "shapes.h"
 #include "vec.h"
 
 namespace stagger {
@@ -65,6 +66,18 @@ STAGGER_HD STAGGER_INLINE double kinematic_speed_bound(const KinematicMotion& m,
   if (m.type == 1) return m.amplitude * 2.0 * 3.14159265358979323846 * m.frequency;
   if (m.type == 2) return norm(m.velocity) + norm(m.angular_velocity) * reach;
   return 0.0;
+}
+
+// Step 5 for one body: a dynamic body moves with its new velocities; a kinematic one takes the pose
+// and velocity its motion prescribes at t_next; a fixed one stays.
+STAGGER_HD STAGGER_INLINE void advance_body(BodyKind kind, const KinematicMotion& motion, Vec3<double> x0, Quat<double> q0,
+                                            double t_next, double h, Vec3<double>& x, Quat<double>& q, Vec3<double>& v,
+                                            Vec3<double>& w) {
+  switch (kind) {
+    case BodyKind::dynamic: integrate_pose(x, q, v, w, h); break;
+    case BodyKind::kinematic: kinematic_state(motion, x0, q0, t_next, x, q, v, w); break;
+    case BodyKind::fixed: break;
+  }
 }
 
 }  // namespace stagger

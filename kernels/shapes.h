@@ -8,6 +8,9 @@
 
 namespace stagger {
 
+// How a body moves: by the solver, not at all, or along a prescribed motion.
+enum class BodyKind : uint8_t { dynamic, fixed, kinematic };
+
 enum class ShapeType : uint8_t { sphere = 0, box = 1, plane = 2, mesh = 3 };
 
 struct Shape {

@@ -1,0 +1,100 @@
+// Element functions that turn the world's bodies and the step's contacts into the solve stage's
+// problem (SOLVER.md steps 2-3): the predictor per body, then one row per contact (frame, lever arms,
+// known velocity of non-dynamic bodies, friction, right-hand side) and one entry per solver body.
+// The host builds the problem with them (host/solve_stage.cpp) and the resident step runs them where
+// the bodies live (host/resident_step_batched.h), so both assemble the same numbers.
+#pragma once
+
+#include "contact_frame.h"
+#include "integrate.h"
+#include "shapes.h"
+
+namespace stagger {
+
+// The world's bodies as raw arrays, indexed by world body index.
+struct BodyView {
+  const Vec3<double> *x, *v, *w;
+  const Quat<double>* q;
+  const double* inv_mass;
+  const Vec3<double>* inertia_body;  // principal moments
+  const Quat<double>* inertia_axes;  // principal frame in the body frame
+  const BodyKind* kind;
+  const double *friction, *restitution;
+  const KinematicMotion* motion;
+  const Vec3<double>* x0;
+  const Quat<double>* q0;
+
+  STAGGER_HD bool dynamic(int i) const { return kind[i] == BodyKind::dynamic; }
+};
+
+// Predictor velocities u^p (gravity, implicit gyroscopic term); zero for non-dynamic bodies.
+STAGGER_HD STAGGER_INLINE void predict_body(const BodyView& bodies, int i, Vec3<double> gravity, double h,
+                                            Vec3<double>& v_pred, Vec3<double>& w_pred) {
+  if (!bodies.dynamic(i)) {
+    v_pred = w_pred = zero3<double>();
+    return;
+  }
+  v_pred = bodies.v[i] + h * gravity;
+  w_pred = gyroscopic_predictor(bodies.q[i] * bodies.inertia_axes[i], bodies.inertia_body[i], bodies.w[i], h);
+}
+
+// Velocity of a non-dynamic body over the step [t, t+h]: the mean velocity of its prescribed motion,
+// so that a contact with it closes exactly the distance the motion covers.
+STAGGER_HD STAGGER_INLINE void step_velocity(const BodyView& bodies, int i, double t, double h, Vec3<double>& v,
+                                             Vec3<double>& w) {
+  v = w = zero3<double>();
+  if (bodies.kind[i] != BodyKind::kinematic) return;
+  Vec3<double> x0, x1, v0, v1, w0, w1;
+  Quat<double> q0, q1;
+  kinematic_state(bodies.motion[i], bodies.x0[i], bodies.q0[i], t, x0, q0, v0, w0);
+  kinematic_state(bodies.motion[i], bodies.x0[i], bodies.q0[i], t + h, x1, q1, v1, w1);
+  v = (1.0 / h) * (x1 - x0);
+  w = w0;  // angular velocity of the supported motions is constant
+}
+
+struct ContactRow {
+  Vec3<double> normal, tangent1, tangent2, r_a, r_b, w_known;
+  double mu, rhs;
+};
+
+struct RowSettings {
+  double time, h, recovery_speed, bounce_threshold;
+};
+
+// The problem's row for a contact between world bodies a and b (normal from b into a).
+STAGGER_HD STAGGER_INLINE ContactRow assemble_contact_row(const BodyView& bodies, int a, int b, Vec3<double> point,
+                                                          Vec3<double> n, double gap, const RowSettings& s) {
+  ContactRow row;
+  row.normal = n;
+  tangent_basis(n, row.tangent1, row.tangent2);
+  row.r_a = point - bodies.x[a];
+  row.r_b = point - bodies.x[b];
+  row.mu = min_of(bodies.friction[a], bodies.friction[b]);
+
+  // Known velocity of non-dynamic bodies at the contact over the step.
+  Vec3<double> known = zero3<double>(), v, w;
+  if (!bodies.dynamic(a)) {
+    step_velocity(bodies, a, s.time, s.h, v, w);
+    known += v + cross(w, row.r_a);
+  }
+  if (!bodies.dynamic(b)) {
+    step_velocity(bodies, b, s.time, s.h, v, w);
+    known -= v + cross(w, row.r_b);
+  }
+  row.w_known = known;
+
+  // Pre-step normal velocity (restitution).
+  Vec3<double> before = (bodies.v[a] + cross(bodies.w[a], row.r_a)) - (bodies.v[b] + cross(bodies.w[b], row.r_b));
+  double e = min_of(bodies.restitution[a], bodies.restitution[b]);
+  row.rhs = contact_rhs(gap, s.h, s.recovery_speed, e, dot(n, before), s.bounce_threshold);
+  return row;
+}
+
+// World-frame inverse inertia of body i at its current orientation (zero unless dynamic).
+STAGGER_HD STAGGER_INLINE Mat3<double> inverse_inertia_world(const BodyView& bodies, int i) {
+  if (!bodies.dynamic(i)) return Mat3<double>{zero3<double>(), zero3<double>(), zero3<double>()};
+  Vec3<double> ib = bodies.inertia_body[i];
+  return world_tensor(bodies.q[i] * bodies.inertia_axes[i], Vec3<double>{1.0 / ib.x, 1.0 / ib.y, 1.0 / ib.z});
+}
+
+}  // namespace stagger
