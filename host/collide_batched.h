@@ -62,8 +62,8 @@ struct CollideBatched {
   static U* ptr(Array<U>& a) { return Exec::ptr(a); }
 
   Exec exec;
-  // Bodies: poses and margins uploaded every step (integration runs on the host), shapes and kinds once
-  // (an instance serves one world).
+  // Bodies: poses and margins uploaded every step when the host integrates (or kept here by the
+  // resident step), shapes and kinds once (an instance serves one world).
   Array<Shape> shape_;
   // Meshes: every mesh's field and samples in one array each, and views that point into them.
   Array<float> mesh_fields_;
@@ -86,15 +86,19 @@ struct CollideBatched {
   Array<ContactPoint<double>> contacts_;
   int num_pairs_ = 0;
 
-  void upload_bodies(const Bodies& bodies, const ContactMargins& margins) {
+  // Shapes, kinds and meshes never change: uploaded once per world.
+  void upload_constants(const Bodies& bodies) {
     const int n = bodies.size();
-    if (int(shape_.size()) != n) {  // shapes and kinds never change: once per world
-      std::vector<int> dynamic(n);
-      for (int i = 0; i < n; ++i) dynamic[i] = bodies.is_dynamic(i) ? 1 : 0;
-      Exec::upload(bodies.shape, shape_);
-      Exec::upload(dynamic, dynamic_);
-      upload_meshes(bodies);
-    }
+    if (int(shape_.size()) == n) return;
+    std::vector<int> dynamic(n);
+    for (int i = 0; i < n; ++i) dynamic[i] = bodies.is_dynamic(i) ? 1 : 0;
+    Exec::upload(bodies.shape, shape_);
+    Exec::upload(dynamic, dynamic_);
+    upload_meshes(bodies);
+  }
+
+  void upload_bodies(const Bodies& bodies, const ContactMargins& margins) {
+    upload_constants(bodies);
     Exec::upload(bodies.x, x_);
     Exec::upload(bodies.q, q_);
     Exec::upload(margins.speed, speed_);
@@ -145,9 +149,15 @@ struct CollideBatched {
   }
 
   void find_pairs(const Bodies& bodies, const ContactMargins& margins) {
+    upload_bodies(bodies, margins);
+    find_pairs_in_place(bodies);
+  }
+
+  // The same with the poses and margins already in x_, q_, speed_, spin_, envelope_ and h_ (where the
+  // resident step keeps them); `bodies` gives only what never changes (shapes, kinds).
+  void find_pairs_in_place(const Bodies& bodies) {
     const int n = bodies.size();
     num_pairs_ = 0;
-    upload_bodies(bodies, margins);
     const Shape* shape = ptr(shape_);
     const Vec3<double>* x = ptr(x_);
     const Quat<double>* q = ptr(q_);

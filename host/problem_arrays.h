@@ -1,6 +1,6 @@
-// The solve stage's problem in an executor's memory at the solver's real type T: the contact
-// problem is built in double on the host (host/solve_stage.cpp); a float solve or a device solve
-// works on a converted or uploaded copy.
+// The solve stage's problem in an executor's memory at the solver's real type T: either a copy of a
+// problem built in double on the host (host/solve_stage.cpp), converted for a float solve, or the
+// host's structure with numbers the resident step assembles in place (host/resident_step_batched.h).
 #pragma once
 
 #include <type_traits>
@@ -11,15 +11,15 @@
 namespace stagger {
 
 template <class T>
-T real_cast(double v) { return T(v); }
+STAGGER_HD T real_cast(double v) { return T(v); }
 template <class T>
-Vec3<T> real_cast(Vec3<double> v) { return {T(v.x), T(v.y), T(v.z)}; }
+STAGGER_HD Vec3<T> real_cast(Vec3<double> v) { return {T(v.x), T(v.y), T(v.z)}; }
 template <class T>
-Mat3<T> real_cast(const Mat3<double>& m) { return {real_cast<T>(m.r0), real_cast<T>(m.r1), real_cast<T>(m.r2)}; }
+STAGGER_HD Mat3<T> real_cast(const Mat3<double>& m) { return {real_cast<T>(m.r0), real_cast<T>(m.r1), real_cast<T>(m.r2)}; }
 inline double to_double(double v) { return v; }
 inline double to_double(float v) { return double(v); }
-inline Vec3<double> to_double(Vec3<double> v) { return v; }
-inline Vec3<double> to_double(Vec3<float> v) { return {double(v.x), double(v.y), double(v.z)}; }
+STAGGER_HD inline Vec3<double> to_double(Vec3<double> v) { return v; }
+STAGGER_HD inline Vec3<double> to_double(Vec3<float> v) { return {double(v.x), double(v.y), double(v.z)}; }
 
 // A host array converted element by element to type T (a copy when nothing changes).
 template <class T, class S>
@@ -54,9 +54,6 @@ struct ProblemArrays {
       else
         Exec::upload(to_real<T>(host), array);
     };
-    auto put_int = [](const std::vector<int>& host, Array<int>& array) { Exec::upload(host, array); };
-    put(h.facet_cos, facet_cos);
-    put(h.facet_sin, facet_sin);
     put(h.mu, mu);
     put(h.rhs, rhs);
     put(h.inv_mass, inv_mass);
@@ -69,14 +66,31 @@ struct ProblemArrays {
     put(h.v_pred, v_pred);
     put(h.w_pred, w_pred);
     put(h.inv_inertia, inv_inertia);
-    put_int(h.slot_a, slot_a);
-    put_int(h.slot_b, slot_b);
-    put_int(h.contact_island, contact_island);
-    put_int(h.body_island, body_island);
-    put_int(h.incidence_begin, incidence_begin);
-    put_int(h.incidence, incidence);
-    put_int(h.island_contact_begin, island_contact_begin);
-    put_int(h.island_body_begin, island_body_begin);
+    return load_structure(h);
+  }
+
+  // Copies the problem's structure (friction model, slots, islands, incidences) and sizes the number
+  // arrays, which the caller fills (host/resident_step_batched.h); the view points at them.
+  ProblemView<T> load_structure(const ContactProblem& h) {
+    Exec::upload(to_real<T>(h.facet_cos), facet_cos);
+    Exec::upload(to_real<T>(h.facet_sin), facet_sin);
+    Exec::upload(h.slot_a, slot_a);
+    Exec::upload(h.slot_b, slot_b);
+    Exec::upload(h.contact_island, contact_island);
+    Exec::upload(h.body_island, body_island);
+    Exec::upload(h.incidence_begin, incidence_begin);
+    Exec::upload(h.incidence, incidence);
+    Exec::upload(h.island_contact_begin, island_contact_begin);
+    Exec::upload(h.island_body_begin, island_body_begin);
+    const std::size_t nc = std::size_t(h.num_contacts()), nb = std::size_t(h.num_bodies());
+    auto size = [](auto& array, std::size_t n) {
+      if (array.size() != n) array.resize(n);
+    };
+    for (auto* a : {&mu, &rhs}) size(*a, nc);
+    for (auto* a : {&normal, &tangent1, &tangent2, &r_a, &r_b, &w_known}) size(*a, nc);
+    size(inv_mass, nb);
+    for (auto* a : {&v_pred, &w_pred}) size(*a, nb);
+    size(inv_inertia, nb);
     ProblemView<T> p;
     p.num_contacts = h.num_contacts();
     p.num_bodies = h.num_bodies();

@@ -19,5 +19,8 @@ struct StepQuality {
 // `gaps[j]` is problem contact j's gap before the step.
 StepQuality measure_quality(const ContactProblem& problem, const SolveResult& result, const std::vector<double>& gaps,
                             double h);
+// The step's quality from the contacts' combined terms (kernels/contact_quality.h) and the islands'
+// natural-map errors.
+StepQuality step_quality(const struct QualityTerms& terms, const std::vector<IslandStats>& islands);
 
 }  // namespace stagger

@@ -546,14 +546,23 @@ struct StaggeredBatched {
   }
 
   SolveResult solve(const ContactProblem& problem, const SolverSettings& settings, const SolveControls& controls) {
-    resize(problem);
-    p_ = load_problem(problem);
-    build_blocks(problem);
-    dense_.plan(problem, controls.dense_max_contacts < 0 ? Exec::kDenseMaxContacts : controls.dense_max_contacts);
+    run(problem, load_problem(problem), settings, controls);
+    return result(true);
+  }
+
+  // Solves the problem the view points at (copied by load_problem, or assembled in place by the
+  // resident step); `structure` gives the sizes, the island layout, the warm start and the hints.
+  // The impulses and velocities stay in cur_ and v_, w_.
+  void run(const ContactProblem& structure, ProblemView<T> view, const SolverSettings& settings,
+           const SolveControls& controls) {
+    resize(structure);
+    p_ = view;
+    build_blocks(structure);
+    dense_.plan(structure, controls.dense_max_contacts < 0 ? Exec::kDenseMaxContacts : controls.dense_max_contacts);
     dense_.assemble(exec, p_);
     delassus_diagonals();
     island_scales();
-    warm_start(problem);
+    warm_start(structure);
     switch (settings.method) {
       case Method::staggered: solve_staggered(settings, controls); break;
       case Method::ccp: solve_ccp(settings); break;
@@ -561,6 +570,11 @@ struct StaggeredBatched {
     }
     impulses(cur_, all_);  // the bodies' velocities after the impulses, on either path
     velocities_from_impulses(all_);
+  }
+
+  // The last run's result on the host, in double; the velocities only when asked for (the resident
+  // step keeps them where they are).
+  SolveResult result(bool with_velocities) {
     SolveResult result;
     Exec::download(stats_, result.islands);
     // The next step starts from the largest L this step accepted, not from the last (relaxed) one:
@@ -568,8 +582,10 @@ struct StaggeredBatched {
     // pours).
     result.alpha = in_double(cur_.alpha);
     result.beta = in_double(cur_.beta);
-    result.v = in_double(v_);
-    result.w = in_double(w_);
+    if (with_velocities) {
+      result.v = in_double(v_);
+      result.w = in_double(w_);
+    }
     result.lipschitz_contact = in_double(peak_contact_);
     result.lipschitz_friction = in_double(peak_friction_);
     return result;

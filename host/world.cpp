@@ -9,8 +9,7 @@
 
 #include "parallel.h"
 #include "reference/staggered_reference.h"
-#include "cuda/cuda_collide.h"
-#include "cuda/cuda_solver.h"
+#include "resident_step.h"
 #include "solve_stage.h"
 
 namespace stagger {
@@ -39,10 +38,12 @@ bool finite(Vec3d v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::i
 World::World(const Scene& scene, WorldOptions options)
     : scene_(scene), options_(options), bodies_(Bodies::from_scene(scene)) {
   envelope_ = scene.solver.contact_envelope.value_or(automatic_contact_envelope(scene));
-  if (options_.backend == SolverBackend::cuda) {  // throw without a usable device (or CUDA build)
-    cuda_ = std::make_unique<CudaSolver>();
-    cuda_collide_ = std::make_unique<CudaCollide>();
-  }
+  if (options_.backend == SolverBackend::cuda)  // throws without a usable device (or CUDA build)
+    resident_ = make_resident_step_cuda(bodies_);
+  else if (options_.resident && options_.backend == SolverBackend::batched)
+    resident_ = make_resident_step_cpu(bodies_);
+  else if (options_.resident)
+    throw std::invalid_argument("the reference backend has no resident step");
 }
 
 World::~World() = default;
@@ -50,9 +51,7 @@ World::World(World&&) noexcept = default;
 World& World::operator=(World&&) noexcept = default;
 
 void World::step() {
-  const double h = scene_.time_step;
   StageClock clock(stage_seconds_);
-  compute_contact_margins(bodies_, h, envelope_, scene_.gravity, margins_);
   broadphase();
   clock.lap(kBroadphase);
   narrowphase();
@@ -65,28 +64,45 @@ void World::step() {
   clock.lap(kIntegrate);
 }
 
-// On the CUDA backend the two collision stages run on the GPU (the same pairs and contacts, in
-// the same order: tests/test_collide.cpp).
+// On a resident step (the CUDA backend) every stage but the islands runs where the bodies live;
+// its collision stages find the same pairs and contacts, in the same order (tests/test_collide.cpp).
 void World::broadphase() {
-  if (cuda_collide_) cuda_collide_->find_pairs(bodies_, margins_);
-  else broadphase_.find_pairs(bodies_, margins_, pairs_);
+  const double h = scene_.time_step;
+  if (resident_) {
+    resident_->broadphase(bodies_, h, envelope_, scene_.gravity);
+    return;
+  }
+  compute_contact_margins(bodies_, h, envelope_, scene_.gravity, margins_);
+  broadphase_.find_pairs(bodies_, margins_, pairs_);
 }
 
 void World::narrowphase() {
-  if (cuda_collide_) cuda_collide_->narrowphase(contacts_);
+  if (resident_) resident_->narrowphase(contacts_);
   else stagger::narrowphase(bodies_, pairs_, margins_, contacts_);
 }
 
 void World::solve() {
   const double h = scene_.time_step;
-  predict_velocities(bodies_, scene_.gravity, h, v_pred_, w_pred_);
+  const SolverSettings& solver = scene_.solver;
   ProblemSettings settings{h, time_, 2.0 * envelope_};
-  build_contact_problem(bodies_, contacts_, islands_, v_pred_, w_pred_, scene_.solver, settings,
-                        scene_.solver.warm_start ? &warm_ : nullptr, problem_, source_);
+  const WarmStartCache* warm = solver.warm_start ? &warm_ : nullptr;
+  if (resident_) {
+    build_problem_structure(bodies_, contacts_, islands_, solver, settings, warm, problem_, source_);
+    QualityTerms terms;
+    resident_->solve(problem_, islands_.bodies, source_, solver, options_.controls,
+                     RowSettings{time_, h, solver.stabilization_speed, solver.bounce_threshold}, scene_.gravity,
+                     result_, terms);
+    if (solver.warm_start) warm_.assign(warm_start_entries(contacts_, source_, problem_, result_));
+    report(step_quality(terms, result_.islands));
+    return;
+  }
+
+  predict_velocities(bodies_, scene_.gravity, h, v_pred_, w_pred_);
+  build_contact_problem(bodies_, contacts_, islands_, v_pred_, w_pred_, solver, settings, warm, problem_, source_);
   switch (options_.backend) {
-    case SolverBackend::reference: result_ = solve_reference(problem_, scene_.solver, options_.controls); break;
-    case SolverBackend::batched: result_ = batched_.solve(problem_, scene_.solver, options_.controls); break;
-    case SolverBackend::cuda: result_ = cuda_->solve(problem_, scene_.solver, options_.controls); break;
+    case SolverBackend::reference: result_ = solve_reference(problem_, solver, options_.controls); break;
+    case SolverBackend::batched: result_ = batched_.solve(problem_, solver, options_.controls); break;
+    case SolverBackend::cuda: break;  // resident
   }
 
   // u^{t+1}: the solved velocities for bodies in contact, the predictor for the others.
@@ -101,9 +117,15 @@ void World::solve() {
     bodies_.v[b] = result_.v[s];
     bodies_.w[b] = result_.w[s];
   }
-  if (scene_.solver.warm_start) warm_.assign(warm_start_entries(contacts_, source_, problem_, result_));
+  if (solver.warm_start) warm_.assign(warm_start_entries(contacts_, source_, problem_, result_));
 
-  // Report (quality measured from the returned impulses, independently of the solver).
+  // Quality measured from the returned impulses, independently of the solver.
+  std::vector<double> gaps(source_.size());
+  for (size_t j = 0; j < source_.size(); ++j) gaps[j] = contacts_.gap[source_[j]];
+  report(measure_quality(problem_, result_, gaps, h));
+}
+
+void World::report(const StepQuality& quality) {
   StepReport r;
   r.contacts = contacts_.size();
   r.islands = islands_.count();
@@ -117,19 +139,22 @@ void World::solve() {
     r.unconverged_islands += s.converged ? 0 : 1;
   }
   for (double g : contacts_.gap) r.overlap_before = std::max(r.overlap_before, -g);
-  std::vector<double> gaps(source_.size());
-  for (size_t j = 0; j < source_.size(); ++j) gaps[j] = contacts_.gap[source_[j]];
-  r.quality = measure_quality(problem_, result_, gaps, h);
+  r.quality = quality;
   report_ = r;
 }
 
 void World::integrate() {
   const double h = scene_.time_step;
   const double t_next = time_ + h;
-  parallel_for(bodies_.size(), [&](int i) {
-    advance_body(bodies_.kind[i], bodies_.motion[i], bodies_.x0[i], bodies_.q0[i], t_next, h, bodies_.x[i], bodies_.q[i],
-                 bodies_.v[i], bodies_.w[i]);
-  });
+  if (resident_) {
+    resident_->integrate(h, t_next);
+    bodies_stale_ = true;
+  } else {
+    parallel_for(bodies_.size(), [&](int i) {
+      advance_body(bodies_.kind[i], bodies_.motion[i], bodies_.x0[i], bodies_.q0[i], t_next, h, bodies_.x[i], bodies_.q[i],
+                   bodies_.v[i], bodies_.w[i]);
+    });
+  }
   // t = n h exactly, without accumulated rounding.
   ++steps_done_;
   time_ = double(steps_done_) * h;
@@ -146,6 +171,10 @@ std::optional<StateFault> World::check_state() const {
       return StateFault{a, fmt::format("got a non-finite contact impulse (contact with \"{}\")", bodies_.id[b])};
     }
   }
+  const SceneLimits& limits = scene_.limits;
+  // A resident step checks where the bodies live and copies them out only to name the fault.
+  if (resident_ && resident_->first_faulty_body(limits.max_speed, limits.max_angular_speed) < 0) return std::nullopt;
+  sync_bodies();
   for (int i = 0; i < bodies_.size(); ++i) {
     const Quatd& q = bodies_.q[i];
     if (!finite(bodies_.x[i])) return StateFault{i, "has a non-finite position"};
@@ -153,7 +182,6 @@ std::optional<StateFault> World::check_state() const {
       return StateFault{i, "has a non-finite orientation"};
     if (!finite(bodies_.v[i]) || !finite(bodies_.w[i])) return StateFault{i, "has a non-finite velocity"};
   }
-  const SceneLimits& limits = scene_.limits;
   for (int i = 0; i < bodies_.size(); ++i) {
     if (!bodies_.is_dynamic(i)) continue;
     const double speed = norm(bodies_.v[i]), spin = norm(bodies_.w[i]);
@@ -167,7 +195,14 @@ std::optional<StateFault> World::check_state() const {
   return std::nullopt;
 }
 
+void World::sync_bodies() const {
+  if (!bodies_stale_) return;
+  resident_->download_state(bodies_);
+  bodies_stale_ = false;
+}
+
 WorldState World::state(bool include_warm_start) const {
+  sync_bodies();
   return WorldState{steps_done_,
                     bodies_.x,
                     bodies_.v,
@@ -189,6 +224,8 @@ void World::restore(const WorldState& s) {
   bodies_.v = s.v;
   bodies_.w = s.w;
   bodies_.q = s.q;
+  if (resident_) resident_->upload_state(bodies_);
+  bodies_stale_ = false;
   warm_.restore(s.warm);
   stage_seconds_ = s.stage_seconds;
   steps_done_ = s.steps_done;

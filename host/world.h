@@ -27,11 +27,13 @@ inline constexpr const char* kStageNames[kStageCount] = {"broadphase", "narrowph
 // device, or the Eigen reference.
 enum class SolverBackend { batched, reference, cuda };
 
-class CudaSolver;
-class CudaCollide;
+class ResidentStep;
 
 struct WorldOptions {
   SolverBackend backend = SolverBackend::batched;
+  // Run the batched backend's step resident, as the CUDA backend does (host/resident_step.h): its
+  // CPU twin, for tests. The CUDA backend is always resident; the reference never.
+  bool resident = false;
   bool single_island = false;  // solve all contacts as one island (tests)
   SolveControls controls;
 };
@@ -77,14 +79,19 @@ class World {
 
   const Scene& scene() const { return scene_; }
   const WorldOptions& options() const { return options_; }
-  const Bodies& bodies() const { return bodies_; }
-  Bodies& bodies() { return bodies_; }
+  // On a resident step the poses and velocities are copied from where they live when asked for.
+  const Bodies& bodies() const {
+    sync_bodies();
+    return bodies_;
+  }
   double time() const { return time_; }
   std::int64_t steps_done() const { return steps_done_; }
   double contact_envelope() const { return envelope_; }
   const StepReport& last_step() const { return report_; }
   const std::array<double, kStageCount>& stage_seconds() const { return stage_seconds_; }  // cumulative
   const Contacts& contacts() const { return contacts_; }
+  // The last step's problem and solution. On a resident step the problem holds only its structure
+  // (slots, islands, warm start: build_problem_structure) and the solution no velocities.
   const ContactProblem& problem() const { return problem_; }
   const SolveResult& solution() const { return result_; }
   const std::vector<int>& problem_contact_source() const { return source_; }
@@ -103,10 +110,14 @@ class World {
   void narrowphase();
   void solve();
   void integrate();
+  void report(const StepQuality& quality);
+  void sync_bodies() const;
 
   Scene scene_;
   WorldOptions options_;
-  Bodies bodies_;
+  // Cold data always; poses and velocities here, or on the resident step when bodies_stale_.
+  mutable Bodies bodies_;
+  mutable bool bodies_stale_ = false;
   double envelope_ = 0, time_ = 0;
   std::int64_t steps_done_ = 0;
 
@@ -120,8 +131,7 @@ class World {
   std::vector<int> source_;
   SolveResult result_;
   BatchedSolver batched_;
-  std::unique_ptr<CudaSolver> cuda_;            // only with SolverBackend::cuda
-  std::unique_ptr<CudaCollide> cuda_collide_;  // only with SolverBackend::cuda
+  std::unique_ptr<ResidentStep> resident_;  // SolverBackend::cuda, or WorldOptions::resident
   WarmStartCache warm_;
 
   StepReport report_;

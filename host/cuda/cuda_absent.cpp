@@ -5,6 +5,7 @@
 
 #include "cuda_collide.h"
 #include "cuda_solver.h"
+#include "resident_step.h"
 
 namespace stagger {
 
@@ -22,5 +23,7 @@ CudaCollide::CudaCollide() { no_cuda(); }
 CudaCollide::~CudaCollide() = default;
 void CudaCollide::find_pairs(const Bodies&, const ContactMargins&) { no_cuda(); }
 void CudaCollide::narrowphase(Contacts&) { no_cuda(); }
+
+std::unique_ptr<ResidentStep> make_resident_step_cuda(const Bodies&) { no_cuda(); }
 
 }  // namespace stagger

@@ -1,0 +1,57 @@
+// The step with the world's state resident in an executor's memory: the bodies' poses and velocities
+// stay there from step to step, and the predictor, the margins, both collision stages, the problem's
+// numbers, the solve, the new velocities, the pose update and the quality measures all run there.
+// What crosses to the host each step is what it needs: the contacts (for the islands, which the design
+// builds on the host, and for the warm start matched by feature key), the problem's structure going
+// back (slots, incidences, island offsets, warm-start impulses), the impulses (for the next warm
+// start), per-island statistics and one combined quality record. Poses come back only when output,
+// a checkpoint or a fault report asks for them (World::bodies()).
+//
+// The CUDA backend runs this step on the GPU; its CPU twin (WorldOptions::resident on the batched
+// backend) runs the same code on the host, and tests/test_resident_step.cpp checks it gives
+// bit-identical states to the host step. Plain C++ header, so g++ code can hold one.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "bodies.h"
+#include "contact_problem.h"
+#include "kernels/contact_quality.h"
+#include "kernels/problem_assembly.h"
+#include "narrowphase.h"
+
+namespace stagger {
+
+class ResidentStep {
+ public:
+  virtual ~ResidentStep() = default;
+
+  // Copies the bodies' poses and velocities in (at the start and after a restore) or out.
+  virtual void upload_state(const Bodies& bodies) = 0;
+  virtual void download_state(Bodies& bodies) = 0;
+
+  // The broadphase stage: margins from the resident velocities, then the candidate pairs. `bodies`
+  // gives only what never changes (shapes, kinds).
+  virtual void broadphase(const Bodies& bodies, double h, double envelope, Vec3d gravity) = 0;
+  // The narrowphase stage: the pairs' contacts, kept resident and copied out for the host's islands.
+  virtual void narrowphase(Contacts& out) = 0;
+  // The solve stage for a problem whose structure the host built (build_problem_structure):
+  // predictor, the problem's numbers, the batched solve, the bodies' new velocities. `result` gets
+  // the impulses, the island statistics and the Lipschitz estimates (not the velocities); `quality`
+  // the contacts' combined quality terms.
+  virtual void solve(const ContactProblem& structure, const std::vector<int>& island_bodies,
+                     const std::vector<int>& source, const SolverSettings& settings, const SolveControls& controls,
+                     const RowSettings& rows, Vec3d gravity, SolveResult& result, QualityTerms& quality) = 0;
+  // The integrate stage: poses of dynamic bodies, prescribed states of kinematic ones, at t_next.
+  virtual void integrate(double h, double t_next) = 0;
+  // The first body whose state is non-finite, or a dynamic body beyond the limits; -1 if none.
+  virtual int first_faulty_body(double max_speed, double max_angular_speed) = 0;
+};
+
+// The CPU twin (host memory, OpenMP loops).
+std::unique_ptr<ResidentStep> make_resident_step_cpu(const Bodies& bodies);
+// On the GPU; throws std::runtime_error when no CUDA device can be used (or in a build without CUDA).
+std::unique_ptr<ResidentStep> make_resident_step_cuda(const Bodies& bodies);
+
+}  // namespace stagger
