@@ -2,7 +2,7 @@
 // per (scene, backend) with the machine, commit, build type and date, so results can be committed
 // and diffed. Optionally writes a per-step time series.
 //
-//   stagger_bench --scene FILE [--scene FILE...] [--backend cpu|cuda|reference ...] [--steps N]
+//   stagger_bench --scene FILE [--scene FILE...] [--backend cpu|cpu-resident|cuda|reference ...] [--steps N]
 //                 [--out results.csv] [--series DIR] [--threads N]
 #include <unistd.h>
 
@@ -67,7 +67,8 @@ int main(int argc, char** argv) {
   std::string out_csv, series_dir;
   int threads = 0;
   app.add_option("--scene", scenes, "scene files")->required();
-  app.add_option("--backend", backends, "cpu (batched), cuda and/or reference");
+  app.add_option("--backend", backends,
+                 "cpu (batched), cpu-resident (the CUDA backend's resident step on the CPU), cuda and/or reference");
   app.add_option("--steps", steps, "steps per run (default: the scene's)");
   app.add_option("--out", out_csv, "CSV file to append to (created with a header)");
   app.add_option("--series", series_dir, "directory for per-step CSV time series");
@@ -114,8 +115,11 @@ int main(int argc, char** argv) {
           return 2;
         }
         options.backend = SolverBackend::cuda;
+      } else if (backend == "cpu-resident") {
+        options.resident = true;
       } else if (backend != "cpu") {
-        std::fprintf(stderr, "error: --backend: unknown backend \"%s\" (expected cpu, cuda or reference)\n",
+        std::fprintf(stderr,
+                     "error: --backend: unknown backend \"%s\" (expected cpu, cpu-resident, cuda or reference)\n",
                      backend.c_str());
         return 2;
       }

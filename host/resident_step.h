@@ -1,10 +1,10 @@
 // The step with the world's state resident in an executor's memory: the bodies' poses and velocities
 // stay there from step to step, and the predictor, the margins, both collision stages, the problem's
 // numbers, the solve, the new velocities, the pose update and the quality measures all run there.
-// What crosses to the host each step is what it needs: the contacts (for the islands, which the design
-// builds on the host, and for the warm start matched by feature key), the problem's structure going
-// back (slots, incidences, island offsets, warm-start impulses), the impulses (for the next warm
-// start), per-island statistics and one combined quality record. Poses come back only when output,
+// What crosses each step is what the host needs and what it sends back: the contacts come down (for the
+// islands, which the design builds on the host, and for the warm start matched by feature key), the
+// problem's structure goes up (slots, incidences, island offsets, warm-start impulses), and the
+// impulses (the next warm start), per-island statistics and one combined quality record come down. Poses come back only when output,
 // a checkpoint or a fault report asks for them (World::bodies()).
 //
 // The CUDA backend runs this step on the GPU; its CPU twin (WorldOptions::resident on the batched
