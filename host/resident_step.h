@@ -30,6 +30,10 @@ class ResidentStep {
   // Copies the bodies' poses and velocities in (at the start and after a restore) or out.
   virtual void upload_state(const Bodies& bodies) = 0;
   virtual void download_state(Bodies& bodies) = 0;
+  // Keeps a copy of the poses and velocities where they live, and goes back to it (a run's last good
+  // state, kept every step without crossing the bus).
+  virtual void keep_state() = 0;
+  virtual void restore_kept_state() = 0;
 
   // The broadphase stage: margins from the resident velocities, then the candidate pairs. `bodies`
   // gives only what never changes (shapes, kinds).

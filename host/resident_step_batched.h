@@ -37,6 +37,9 @@ struct ResidentBatched {
   // contacts in its contact arrays; the rest of the bodies here. Hot: v_, w_ (48 B per body).
   CollideBatched<Exec> collide_;
   Array<Vec3<double>> v_, w_;
+  // A kept copy of the poses and velocities (keep_state).
+  Array<Vec3<double>> kept_x_, kept_v_, kept_w_;
+  Array<Quat<double>> kept_q_;
   // Warm and cold, uploaded once (~190 B per body).
   Array<double> inv_mass_, friction_, restitution_;
   Array<Vec3<double>> inertia_body_, x0_;
@@ -79,6 +82,21 @@ struct ResidentBatched {
     Exec::download(collide_.q_, bodies.q);
     Exec::download(v_, bodies.v);
     Exec::download(w_, bodies.w);
+  }
+
+  // Copies within the executor's memory (device to device on a GPU).
+  void keep_state() {
+    kept_x_ = collide_.x_;
+    kept_q_ = collide_.q_;
+    kept_v_ = v_;
+    kept_w_ = w_;
+  }
+
+  void restore_kept_state() {
+    collide_.x_ = kept_x_;
+    collide_.q_ = kept_q_;
+    v_ = kept_v_;
+    w_ = kept_w_;
   }
 
   BodyView view() {
@@ -244,6 +262,8 @@ class ResidentStepOn final : public ResidentStep {
   explicit ResidentStepOn(const Bodies& bodies) : impl_(bodies) {}
   void upload_state(const Bodies& bodies) override { impl_.upload_state(bodies); }
   void download_state(Bodies& bodies) override { impl_.download_state(bodies); }
+  void keep_state() override { impl_.keep_state(); }
+  void restore_kept_state() override { impl_.restore_kept_state(); }
   void broadphase(const Bodies& bodies, double h, double envelope, Vec3d gravity) override {
     impl_.broadphase(bodies, h, envelope, gravity);
   }

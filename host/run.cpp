@@ -166,6 +166,9 @@ int run_command(const RunOptions& options) {
   }
 
   if (const char* trace = std::getenv("STAGGER_TRACE")) world_options.controls.trace_min_contacts = std::max(1, std::atoi(trace));
+  // The batched backend's resident step (the CUDA backend's algorithm) on the CPU, for tests.
+  if (const char* resident = std::getenv("STAGGER_RESIDENT"))
+    world_options.resident = std::atoi(resident) != 0 && world_options.backend == SolverBackend::batched;
   if (const char* dense = std::getenv("STAGGER_DENSE_MAX_CONTACTS"))
     world_options.controls.dense_max_contacts = std::max(0, std::atoi(dense));
   std::unique_ptr<World> world_owner;
@@ -207,8 +210,11 @@ int run_command(const RunOptions& options) {
     tracked.push_back(int(std::find(bodies.id.begin(), bodies.id.end(), id) - bodies.id.begin()));
   const std::int64_t track_every =
       scene.output.every > 0 ? scene.output.every : std::max<std::int64_t>(1, scene.steps / 500);
+  // world.bodies() again wherever poses are read: a resident step copies them out only when asked.
   auto record_tracks = [&] {
-    for (int i : tracked) record.tracks[bodies.id[i]].push_back(TrackPoint{world.time(), bodies.x[i]});
+    if (tracked.empty()) return;
+    const Bodies& now = world.bodies();
+    for (int i : tracked) record.tracks[now.id[i]].push_back(TrackPoint{world.time(), now.x[i]});
   };
   // The index is rewritten every 100 frames and at the end, not after every frame (which would cost
   // time quadratic in the number of frames).
@@ -227,12 +233,13 @@ int run_command(const RunOptions& options) {
   auto write_frame = [&] {
     const std::int64_t step = world.steps_done();
     std::string listed;
+    const Bodies& now = world.bodies();
     if (scene.output.csv) {
       listed = fmt::format("frame_{:08d}.csv", step);
-      write_file_atomically(out / "frames" / listed, state_csv(bodies));
+      write_file_atomically(out / "frames" / listed, state_csv(now));
     }
     if (scene.output.vtk) {
-      write_file_atomically(out / "frames" / bodies_vtp_name(step), bodies_vtp(bodies));
+      write_file_atomically(out / "frames" / bodies_vtp_name(step), bodies_vtp(now));
       write_file_atomically(out / "frames" / contacts_vtp_name(step), contacts_vtp(world));
       if (listed.empty()) listed = bodies_vtp_name(step);
     }
@@ -253,7 +260,7 @@ int run_command(const RunOptions& options) {
   std::string status = "ok", failure;
   // The last state that passed the end-of-step checks, restored if a step fails (poses and
   // velocities only: copying the warm-start cache every step would be work for nothing).
-  WorldState good = world.state(/*include_warm_start=*/false);
+  world.keep_good_state();
   install_interrupt_handlers();
   const std::int64_t first = world.steps_done();
   try {
@@ -269,9 +276,9 @@ int run_command(const RunOptions& options) {
         break;
       }
       record.add(world.last_step(), s == 0);
-      good = world.state(/*include_warm_start=*/false);
+      world.keep_good_state();
       if (options.hash) std::printf("hash %lld %016llx\n", (long long)world.steps_done(),
-                                    (unsigned long long)state_hash(bodies));
+                                    (unsigned long long)state_hash(world.bodies()));
       if (world.steps_done() % track_every == 0) record_tracks();
       if (scene.output.every > 0 && world.steps_done() % scene.output.every == 0) write_frame();
       if (options.checkpoint_every > 0 && world.steps_done() % options.checkpoint_every == 0) write_checkpoint_now();
@@ -292,7 +299,7 @@ int run_command(const RunOptions& options) {
   }
   if (!failure.empty()) {
     status = "failed";
-    world.restore(good);  // final_state.csv reports the last good state
+    world.restore_good_state();  // final_state.csv reports the last good state
   }
   const double wall = elapsed();
   progress.update(world.steps_done(), world.time(), wall > 0 ? (world.steps_done() - first) / wall : 0.0,
@@ -301,7 +308,7 @@ int run_command(const RunOptions& options) {
 
   try {
     write_index();
-    write_file_atomically(out / "final_state.csv", state_csv(bodies));
+    write_file_atomically(out / "final_state.csv", state_csv(world.bodies()));
     write_file_atomically(out / "summary.json", summary_json(world, record, wall, backend, status, failure).dump(2) + "\n");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: writing results to %s: %s\n", out.string().c_str(), e.what());

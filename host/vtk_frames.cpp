@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "kernels/contact_frame.h"
 #include "kernels/delassus.h"
 
 namespace stagger {
@@ -80,12 +81,17 @@ std::string contacts_vtp(const World& world) {
   const bool solved = world.steps_done() > 0 && result.alpha.size() == source.size();
   const int n = solved ? int(source.size()) : 0;
   const ProblemView<double> p = problem.view();
-  const int nt = p.friction_dims;
   const double h = world.scene().time_step;
   std::vector<Vec3d> points(n), force(n);
   for (int j = 0; j < n; ++j) {
-    points[j] = c.point[source[j]];
-    force[j] = (1.0 / h) * world_impulse(p, j, result.alpha[j], &result.beta[std::size_t(j) * nt]);
+    const int k = source[j];
+    points[j] = c.point[k];
+    // The row's frame from the contact itself: on a resident step the problem holds only its structure.
+    Vec3d t1, t2;
+    tangent_basis(c.normal[k], t1, t2);
+    double b1, b2;
+    tangent_impulse(p, j, result.beta.data(), b1, b2);
+    force[j] = (1.0 / h) * (result.alpha[j] * c.normal[k] + b1 * t1 + b2 * t2);
   }
   PolyData d(n);
   d.points(points);

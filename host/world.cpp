@@ -195,6 +195,28 @@ std::optional<StateFault> World::check_state() const {
   return std::nullopt;
 }
 
+void World::keep_good_state() {
+  if (!resident_) {
+    good_ = state(/*include_warm_start=*/false);
+    return;
+  }
+  resident_->keep_state();
+  good_ = WorldState{steps_done_, {}, {}, {}, {}, {}, stage_seconds_};
+}
+
+void World::restore_good_state() {
+  if (!resident_) {
+    restore(good_);
+    return;
+  }
+  resident_->restore_kept_state();
+  bodies_stale_ = true;
+  warm_.restore({});
+  stage_seconds_ = good_.stage_seconds;
+  steps_done_ = good_.steps_done;
+  time_ = double(steps_done_) * scene_.time_step;
+}
+
 void World::sync_bodies() const {
   if (!bodies_stale_) return;
   resident_->download_state(bodies_);

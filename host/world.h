@@ -104,6 +104,11 @@ class World {
   WorldState state(bool include_warm_start = true) const;
   // Throws std::invalid_argument when the state does not fit this world's bodies.
   void restore(const WorldState& state);
+  // Keeps the current state (without the warm-start cache) as the last good one, and goes back to it:
+  // what `stagger run` does after every step and after a failed one. A resident step keeps the copy
+  // where its bodies live, so nothing crosses the bus.
+  void keep_good_state();
+  void restore_good_state();
 
  private:
   void broadphase();
@@ -136,6 +141,7 @@ class World {
 
   StepReport report_;
   std::array<double, kStageCount> stage_seconds_{};
+  WorldState good_;  // keep_good_state(); on a resident step without the poses and velocities
 };
 
 }  // namespace stagger

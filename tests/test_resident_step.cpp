@@ -4,10 +4,17 @@
 // functions in the same order, only where the data live differs.
 #include <catch2/catch.hpp>
 
+#include <stdlib.h>
+
 #include <algorithm>
+#include <sstream>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "checkpoint.h"
+#include "cli_helpers.h"
 #include "helpers.h"
 
 using namespace stagger;
@@ -158,4 +165,77 @@ TEST_CASE("the reference backend has no resident step", "[resident]") {
   WorldOptions o = resident();
   o.backend = SolverBackend::reference;
   REQUIRE_THROWS_AS(World(validation_scene("free_fall"), o), std::invalid_argument);
+}
+
+namespace {
+
+std::vector<std::string> hash_lines(const std::string& out) {
+  std::vector<std::string> lines;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("hash ", 0) == 0) lines.push_back(line);
+  return lines;
+}
+
+// `stagger run` with the batched backend's resident step (STAGGER_RESIDENT=1) or the host step.
+::test::Outcome run_stagger(bool resident_step, const std::string& args, const ::test::fs::path& dir) {
+  if (resident_step) ::setenv("STAGGER_RESIDENT", "1", 1);
+  ::test::Outcome r = ::test::stagger(args, dir);
+  ::unsetenv("STAGGER_RESIDENT");
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("stagger run on the resident step writes the host step's outputs", "[resident][cli]") {
+  namespace fs = ::test::fs;
+  const fs::path dir = ::test::temp_dir("resident");
+  // The small Brazil-nut bed with frames (CSV and VTK, contact forces included) every 100 steps.
+  std::string text = ::test::slurp(fs::path(STAGGER_SOURCE_DIR) / "scenes" / "brazil_nut_small.json");
+  const std::string every = "\"every\": 1000";
+  REQUIRE(text.find(every) != std::string::npos);
+  text.replace(text.find(every), every.size(), "\"every\": 100, \"format\": \"both\"");
+  const fs::path scene = ::test::write_scene(dir, "bed.json", text);
+  const std::string args = "run " + scene.string() + " --steps 300 --hash --quiet --threads 2 --out ";
+  const ::test::Outcome host = run_stagger(false, args + (dir / "host").string(), dir);
+  const ::test::Outcome twin = run_stagger(true, args + (dir / "twin").string(), dir);
+  REQUIRE(host.code == 0);
+  REQUIRE(twin.code == 0);
+  REQUIRE(hash_lines(host.out).size() == 300);
+  REQUIRE(hash_lines(twin.out) == hash_lines(host.out));
+  REQUIRE(::test::slurp(dir / "twin" / "final_state.csv") == ::test::slurp(dir / "host" / "final_state.csv"));
+  // Without --hash nothing asks for the poses every step: the outputs must still fetch them.
+  std::string no_hash = args;
+  no_hash.replace(no_hash.find(" --hash"), 7, "");
+  REQUIRE(run_stagger(true, no_hash + (dir / "twin2").string(), dir).code == 0);
+  REQUIRE(::test::slurp(dir / "twin2" / "final_state.csv") == ::test::slurp(dir / "host" / "final_state.csv"));
+  int frames = 0;
+  for (const auto& entry : fs::directory_iterator(dir / "host" / "frames")) {
+    CAPTURE(entry.path().filename().string());
+    REQUIRE(::test::slurp(dir / "twin" / "frames" / entry.path().filename()) == ::test::slurp(entry.path()));
+    ++frames;
+  }
+  REQUIRE(frames >= 4 * 2 + 3);  // 4 frames of bodies and contacts (VTK) and of states (CSV), plus indices
+  const auto summary_host = nlohmann::json::parse(::test::slurp(dir / "host" / "summary.json"));
+  const auto summary_twin = nlohmann::json::parse(::test::slurp(dir / "twin" / "summary.json"));
+  for (const char* key : {"tracks", "contacts_mean", "max_penetration", "converged_fraction", "final_kinetic_energy"}) {
+    CAPTURE(key);
+    REQUIRE(summary_host.contains(key));
+    REQUIRE(summary_twin[key] == summary_host[key]);
+  }
+
+  // A run that fails (a falling body passes 2.5 m/s at step 26) keeps the same last good state.
+  const fs::path blowup = ::test::write_scene(dir, "blowup.json", R"({"time_step": 0.01, "steps": 50, "bodies": [
+    {"id": "floor", "shape": {"type": "plane"}, "fixed": true},
+    {"id": "ball", "shape": {"type": "sphere", "radius": 0.1}, "position": [0, 0, 0.1], "mass": 1},
+    {"id": "rocket", "shape": {"type": "sphere", "radius": 0.1}, "position": [3, 0, 5], "mass": 1}],
+    "limits": {"max_speed": 2.5}})");
+  const ::test::Outcome host_fail = run_stagger(false, "run " + blowup.string() + " --out " + (dir / "hf").string(), dir);
+  const ::test::Outcome twin_fail = run_stagger(true, "run " + blowup.string() + " --out " + (dir / "tf").string(), dir);
+  REQUIRE(host_fail.code == 1);
+  REQUIRE(twin_fail.code == 1);
+  for (const std::string& err : {host_fail.err, twin_fail.err})
+    REQUIRE(err.find("step 26 (t = 0.26 s): body \"rocket\" runs away: speed 2.551 m/s") != std::string::npos);
+  REQUIRE(::test::slurp(dir / "tf" / "final_state.csv") == ::test::slurp(dir / "hf" / "final_state.csv"));
+  fs::remove_all(dir);
 }
