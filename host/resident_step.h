@@ -53,8 +53,9 @@ class ResidentStep {
   virtual int first_faulty_body(double max_speed, double max_angular_speed) = 0;
 };
 
-// The CPU twin (host memory, OpenMP loops).
-std::unique_ptr<ResidentStep> make_resident_step_cpu(const Bodies& bodies);
+// The CPU twin (host memory, OpenMP loops). With healthy_steps >= 0 its "device" fails after that
+// many steps and stays failed (tests of what a run keeps after a CUDA fault).
+std::unique_ptr<ResidentStep> make_resident_step_cpu(const Bodies& bodies, int healthy_steps = -1);
 // On the GPU; throws std::runtime_error when no CUDA device can be used (or in a build without CUDA).
 std::unique_ptr<ResidentStep> make_resident_step_cuda(const Bodies& bodies);
 

@@ -169,6 +169,8 @@ int run_command(const RunOptions& options) {
   // The batched backend's resident step (the CUDA backend's algorithm) on the CPU, for tests.
   if (const char* resident = std::getenv("STAGGER_RESIDENT"))
     world_options.resident = std::atoi(resident) != 0 && world_options.backend == SolverBackend::batched;
+  // ... whose device fails after N steps (tests of what a run keeps after a CUDA fault).
+  if (const char* dies = std::getenv("STAGGER_RESIDENT_FAILS_AFTER")) world_options.resident_fails_after = std::atoi(dies);
   if (const char* dense = std::getenv("STAGGER_DENSE_MAX_CONTACTS"))
     world_options.controls.dense_max_contacts = std::max(0, std::atoi(dense));
   std::unique_ptr<World> world_owner;
@@ -299,7 +301,12 @@ int run_command(const RunOptions& options) {
   }
   if (!failure.empty()) {
     status = "failed";
-    world.restore_good_state();  // final_state.csv reports the last good state
+    // final_state.csv reports the last good state (or, when the device failed, the last it gave back).
+    try {
+      if (auto fell_back = world.restore_good_state()) failure += "; " + *fell_back;
+    } catch (const std::exception& e) {
+      failure += fmt::format("; going back to the last good state failed: {}", e.what());
+    }
   }
   const double wall = elapsed();
   progress.update(world.steps_done(), world.time(), wall > 0 ? (world.steps_done() - first) / wall : 0.0,

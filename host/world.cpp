@@ -41,7 +41,7 @@ World::World(const Scene& scene, WorldOptions options)
   if (options_.backend == SolverBackend::cuda)  // throws without a usable device (or CUDA build)
     resident_ = make_resident_step_cuda(bodies_);
   else if (options_.resident && options_.backend == SolverBackend::batched)
-    resident_ = make_resident_step_cpu(bodies_);
+    resident_ = make_resident_step_cpu(bodies_, options_.resident_fails_after);
   else if (options_.resident)
     throw std::invalid_argument("the reference backend has no resident step");
 }
@@ -204,23 +204,39 @@ void World::keep_good_state() {
   good_ = WorldState{steps_done_, {}, {}, {}, {}, {}, stage_seconds_};
 }
 
-void World::restore_good_state() {
+std::optional<std::string> World::restore_good_state() {
   if (!resident_) {
     restore(good_);
-    return;
+    return std::nullopt;
   }
-  resident_->restore_kept_state();
-  bodies_stale_ = true;
+  std::optional<std::string> fell_back;
+  try {
+    resident_->restore_kept_state();
+    bodies_stale_ = true;
+    steps_done_ = good_.steps_done;
+  } catch (const std::exception& e) {
+    resident_.reset();
+    bodies_stale_ = false;
+    steps_done_ = read_back_step_;
+    fell_back = fmt::format("the device failed again going back to step {} ({}); the last state read back from it "
+                            "is that of step {}", good_.steps_done, e.what(), read_back_step_);
+  }
   warm_.restore({});
   stage_seconds_ = good_.stage_seconds;
-  steps_done_ = good_.steps_done;
   time_ = double(steps_done_) * scene_.time_step;
+  return fell_back;
 }
 
 void World::sync_bodies() const {
   if (!bodies_stale_) return;
-  resident_->download_state(bodies_);
+  Bodies fresh;  // all four arrays or none: a failed copy leaves bodies_ as it was
+  resident_->download_state(fresh);
+  bodies_.x = std::move(fresh.x);
+  bodies_.q = std::move(fresh.q);
+  bodies_.v = std::move(fresh.v);
+  bodies_.w = std::move(fresh.w);
   bodies_stale_ = false;
+  read_back_step_ = steps_done_;
 }
 
 WorldState World::state(bool include_warm_start) const {
@@ -248,6 +264,7 @@ void World::restore(const WorldState& s) {
   bodies_.q = s.q;
   if (resident_) resident_->upload_state(bodies_);
   bodies_stale_ = false;
+  read_back_step_ = s.steps_done;
   warm_.restore(s.warm);
   stage_seconds_ = s.stage_seconds;
   steps_done_ = s.steps_done;

@@ -34,6 +34,8 @@ struct WorldOptions {
   // Run the batched backend's step resident, as the CUDA backend does (host/resident_step.h): its
   // CPU twin, for tests. The CUDA backend is always resident; the reference never.
   bool resident = false;
+  // Tests: the twin's device fails after this many steps (-1: never).
+  int resident_fails_after = -1;
   bool single_island = false;  // solve all contacts as one island (tests)
   SolveControls controls;
 };
@@ -107,8 +109,11 @@ class World {
   // Keeps the current state (without the warm-start cache) as the last good one, and goes back to it:
   // what `stagger run` does after every step and after a failed one. A resident step keeps the copy
   // where its bodies live, so nothing crosses the bus.
+  // If the device fails while going back (a CUDA fault can leave it unusable), the world falls back
+  // to the last state it read from the device (its step is steps_done() afterwards), drops the
+  // resident step and returns what happened; otherwise nullopt.
   void keep_good_state();
-  void restore_good_state();
+  std::optional<std::string> restore_good_state();
 
  private:
   void broadphase();
@@ -123,6 +128,7 @@ class World {
   // Cold data always; poses and velocities here, or on the resident step when bodies_stale_.
   mutable Bodies bodies_;
   mutable bool bodies_stale_ = false;
+  mutable std::int64_t read_back_step_ = 0;  // the step of the poses and velocities in bodies_
   double envelope_ = 0, time_ = 0;
   std::int64_t steps_done_ = 0;
 

@@ -239,3 +239,26 @@ TEST_CASE("stagger run on the resident step writes the host step's outputs", "[r
   REQUIRE(::test::slurp(dir / "tf" / "final_state.csv") == ::test::slurp(dir / "hf" / "final_state.csv"));
   fs::remove_all(dir);
 }
+
+TEST_CASE("a run whose device fails keeps the last state read back from it", "[resident][cli][reliability]") {
+  namespace fs = ::test::fs;
+  const fs::path dir = ::test::temp_dir("dying");
+  // Frames every 10 steps read the state back; the twin's device dies after 25 steps and stays dead,
+  // so neither the good state of step 25 kept on it nor anything else can be read any more.
+  const fs::path scene = ::test::write_scene(dir, "drop.json", R"({"time_step": 0.01, "steps": 50,
+    "output": {"every": 10, "format": "csv"}, "bodies": [
+    {"id": "floor", "shape": {"type": "plane"}, "fixed": true},
+    {"id": "ball", "shape": {"type": "sphere", "radius": 0.1}, "position": [0, 0, 0.1], "mass": 1},
+    {"id": "rocket", "shape": {"type": "sphere", "radius": 0.1}, "position": [3, 0, 5], "mass": 1}]})");
+  ::setenv("STAGGER_RESIDENT_FAILS_AFTER", "25", 1);
+  const ::test::Outcome r = run_stagger(true, "run " + scene.string() + " --quiet --out " + (dir / "out").string(), dir);
+  ::unsetenv("STAGGER_RESIDENT_FAILS_AFTER");
+  REQUIRE(r.code == 1);
+  REQUIRE(r.err.find("injected device fault") != std::string::npos);
+  REQUIRE(r.err.find("the last state read back from it is that of step 20") != std::string::npos);
+  REQUIRE(::test::slurp(dir / "out" / "final_state.csv") == ::test::slurp(dir / "out" / "frames" / "frame_00000020.csv"));
+  const auto summary = nlohmann::json::parse(::test::slurp(dir / "out" / "summary.json"));
+  REQUIRE(summary["status"] == "failed");
+  REQUIRE(summary["simulated_time"].get<double>() == Approx(0.2));
+  fs::remove_all(dir);
+}
