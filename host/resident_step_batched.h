@@ -70,6 +70,12 @@ struct ResidentBatched {
     upload_state(bodies);
   }
 
+  // One element per body, keeping the contents when the size is right (no fill on the hot path).
+  template <class U>
+  void sized(Array<U>& a) {
+    if (a.size() != std::size_t(n_)) a.resize(std::size_t(n_));
+  }
+
   void upload_state(const Bodies& bodies) {
     Exec::upload(bodies.x, collide_.x_);
     Exec::upload(bodies.q, collide_.q_);
@@ -106,8 +112,8 @@ struct ResidentBatched {
   }
 
   void broadphase(const Bodies& bodies, double h, double envelope, Vec3d gravity) {
-    Exec::fill(collide_.speed_, std::size_t(n_), 0.0);
-    Exec::fill(collide_.spin_, std::size_t(n_), 0.0);
+    sized(collide_.speed_);  // every element written below
+    sized(collide_.spin_);
     const Shape* shape = ptr(collide_.shape_);
     const BodyKind* kind = ptr(kind_);
     const KinematicMotion* motion = ptr(motion_);
@@ -206,8 +212,8 @@ struct ResidentBatched {
   void solve(const ContactProblem& structure, const std::vector<int>& island_bodies, const std::vector<int>& source,
              const SolverSettings& settings, const SolveControls& controls, const RowSettings& rows, Vec3d gravity,
              SolveResult& result, QualityTerms& terms) {
-    Exec::fill(v_pred_, std::size_t(n_), zero3<double>());
-    Exec::fill(w_pred_, std::size_t(n_), zero3<double>());
+    sized(v_pred_);  // every element written below
+    sized(w_pred_);
     const BodyView bodies = view();
     Vec3<double>*vp = ptr(v_pred_), *wp = ptr(w_pred_);
     const double h = rows.h;

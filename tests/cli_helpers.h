@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace test {
 
@@ -46,5 +47,13 @@ inline fs::path write_scene(const fs::path& dir, const std::string& name, const 
   return p;
 }
 
+// The "hash <step> <hex>" lines of `stagger run --hash`.
+inline std::vector<std::string> hash_lines(const std::string& out) {
+  std::vector<std::string> lines;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("hash ", 0) == 0) lines.push_back(line);
+  return lines;
+}
 
 }  // namespace test

@@ -28,14 +28,6 @@ const char* kPile = R"({"time_step": 0.004, "steps": 120, "output": {"every": 20
                   "jitter": 0.003, "seed": 7,
                   "body": {"shape": {"type": "sphere", "radius": 0.025}, "density": 2500, "friction": 0.4}}]})";
 
-std::vector<std::string> hash_lines(const std::string& out) {
-  std::vector<std::string> lines;
-  std::istringstream in(out);
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("hash ", 0) == 0) lines.push_back(line);
-  return lines;
-}
-
 }  // namespace
 
 TEST_CASE("N steps, a checkpoint and N more steps equal 2N steps bit for bit", "[cli][checkpoint]") {

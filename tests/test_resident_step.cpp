@@ -169,14 +169,6 @@ TEST_CASE("the reference backend has no resident step", "[resident]") {
 
 namespace {
 
-std::vector<std::string> hash_lines(const std::string& out) {
-  std::vector<std::string> lines;
-  std::istringstream in(out);
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("hash ", 0) == 0) lines.push_back(line);
-  return lines;
-}
-
 // `stagger run` with the batched backend's resident step (STAGGER_RESIDENT=1) or the host step.
 ::test::Outcome run_stagger(bool resident_step, const std::string& args, const ::test::fs::path& dir) {
   if (resident_step) ::setenv("STAGGER_RESIDENT", "1", 1);
@@ -201,8 +193,8 @@ TEST_CASE("stagger run on the resident step writes the host step's outputs", "[r
   const ::test::Outcome twin = run_stagger(true, args + (dir / "twin").string(), dir);
   REQUIRE(host.code == 0);
   REQUIRE(twin.code == 0);
-  REQUIRE(hash_lines(host.out).size() == 300);
-  REQUIRE(hash_lines(twin.out) == hash_lines(host.out));
+  REQUIRE(::test::hash_lines(host.out).size() == 300);
+  REQUIRE(::test::hash_lines(twin.out) == ::test::hash_lines(host.out));
   REQUIRE(::test::slurp(dir / "twin" / "final_state.csv") == ::test::slurp(dir / "host" / "final_state.csv"));
   // Without --hash nothing asks for the poses every step: the outputs must still fetch them.
   std::string no_hash = args;
