@@ -63,10 +63,8 @@ Eigen::SparseMatrix<double> to_eigen(const fclib_matrix& m) {
 }
 
 Method parse_method(const std::string& name) {
-  if (name == "staggered") return Method::staggered;
-  if (name == "ccp") return Method::ccp;
-  if (name == "successive_relaxation") return Method::successive_relaxation;
-  throw std::invalid_argument("unknown method \"" + name + "\" (staggered, ccp or successive_relaxation)");
+  if (auto method = method_from_name(name)) return *method;
+  throw std::invalid_argument("unknown method \"" + name + "\" (" + kMethodNames + ")");
 }
 
 }  // namespace

@@ -124,8 +124,7 @@ nlohmann::json summary_json(const World& world, const RunRecord& record, double 
   j["backend"] = backend;
   j["precision"] = world.options().controls.precision == Precision::f32 ? "float" : "double";
   j["threads"] = omp_get_max_threads();
-  const char* methods[] = {"staggered", "ccp", "successive_relaxation"};
-  j["method"] = methods[int(s.solver.method)];
+  j["method"] = method_name(s.solver.method);
   j["friction_model"] = s.solver.friction_model == FrictionModel::cone ? "cone" : "pyramid";
   j["contact_envelope"] = world.contact_envelope();
   const double n = std::max<double>(1.0, double(record.steps));

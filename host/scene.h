@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kernels/shapes.h"
@@ -44,7 +45,11 @@ struct BodyDesc {
   MotionDesc motion;
 };
 
-enum class Method { staggered, ccp, successive_relaxation };
+enum class Method { staggered, ccp, successive_relaxation, tresca_fixed_point };
+// "staggered", "ccp", ... as scene files, summaries and `--method` spell them.
+const char* method_name(Method method);
+std::optional<Method> method_from_name(std::string_view name);
+constexpr const char* kMethodNames = "staggered, ccp, successive_relaxation or tresca_fixed_point";
 enum class FrictionModel { cone, pyramid };
 
 struct SolverSettings {

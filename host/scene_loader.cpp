@@ -231,10 +231,8 @@ void parse_solver(const JsonNode& node, SolverSettings& s) {
                    "warm_start", "bounce_threshold", "mesh_contacts"});
   if (auto m = node.find("method")) {
     std::string v = m->string();
-    if (v == "staggered") s.method = Method::staggered;
-    else if (v == "ccp") s.method = Method::ccp;
-    else if (v == "successive_relaxation") s.method = Method::successive_relaxation;
-    else m->fail(fmt::format("unknown method \"{}\" (expected staggered, ccp or successive_relaxation)", v));
+    if (auto method = method_from_name(v)) s.method = *method;
+    else m->fail(fmt::format("unknown method \"{}\" (expected {})", v, kMethodNames));
   }
   if (auto f = node.find("friction_model")) {
     std::string v = f->string();
@@ -435,6 +433,22 @@ std::string read_scene_text(const std::string& file) {
 }
 
 Scene load_scene(const std::string& file) { return parse_scene(read_scene_text(file), file); }
+
+const char* method_name(Method method) {
+  switch (method) {
+    case Method::staggered: return "staggered";
+    case Method::ccp: return "ccp";
+    case Method::successive_relaxation: return "successive_relaxation";
+    case Method::tresca_fixed_point: return "tresca_fixed_point";
+  }
+  return "?";
+}
+
+std::optional<Method> method_from_name(std::string_view name) {
+  for (Method m : {Method::staggered, Method::ccp, Method::successive_relaxation, Method::tresca_fixed_point})
+    if (name == method_name(m)) return m;
+  return std::nullopt;
+}
 
 double automatic_contact_envelope(const Scene& scene) {
   double smallest = 1e300;

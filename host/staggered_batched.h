@@ -61,6 +61,7 @@ struct StaggeredBatched {
   Unknowns cur_, best_, x_, y_, xp_, gx_, gy_, gxp_, xbest_;
   Array<Vec3<T>> impulse_, v_, w_;
   Array<T> shift_;  // successive relaxation's normal shift per contact
+  Array<T> bound_;  // the Tresca fixed point's friction radii mu*alpha (previous outer iteration)
   // Per-block partial sums and their per-island totals.
   Array<ApgdTerms<T>> block_terms_, island_terms_;
   Array<T> block_value_, island_value_;
@@ -68,7 +69,7 @@ struct StaggeredBatched {
   Array<ApgdIsland<T>> apgd_;
   Array<T> scale_, error_, best_error_, tau_, lipschitz_contact_, lipschitz_friction_;
   Array<T> peak_contact_, peak_friction_;  // per island: the largest L accepted this step (next step's hint)
-  Array<T> diagonal_[3];                    // per QpPhase and island: largest diagonal entry of W
+  Array<T> diagonal_[4];                    // per QpPhase and island: largest diagonal entry of W
   // Island masks: all, still in the outer loop, touched by this APGD pass, iterating, improved.
   Array<int> all_, outer_, touched_, active_, improved_;
   Array<IslandStats> stats_;
@@ -121,6 +122,7 @@ struct StaggeredBatched {
     Exec::fill(v_, nb, zero);
     Exec::fill(w_, nb, zero);
     Exec::fill(shift_, nc, T(0));
+    Exec::fill(bound_, nc, T(0));
     Exec::fill(apgd_, ni, ApgdIsland<T>{});
     Exec::fill(island_terms_, ni, ApgdTerms<T>{0, 0, 0, 0});
     Exec::fill(island_value_, ni, T(0));
@@ -393,15 +395,18 @@ struct StaggeredBatched {
     exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { stats[i].error = best[i]; });
   }
 
-  void solve_staggered(const SolverSettings& s, const SolveControls& c) {
-    // The first inner tolerance comes from the warm start's error (SOLVER.md's err = +inf would
-    // accept a warm start just under the tolerance unrefined, which lets a sliding block drift 2%
-    // off), but never tighter than a tenth of the outer tolerance: a good warm start then costs few
-    // iterations.
+  // The first inner tolerance comes from the warm start's error (SOLVER.md's err = +inf would
+  // accept a warm start just under the tolerance unrefined, which lets a sliding block drift 2%
+  // off), but never tighter than a tenth of the outer tolerance: a good warm start then costs few
+  // iterations.
+  void errors_of_warm_start(T tolerance) {
     island_errors(all_);
     T* error = ptr(error_);
-    const T tolerance = s.tolerance;
     exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { error[i] = max_of(error[i], tolerance); });
+  }
+
+  void solve_staggered(const SolverSettings& s, const SolveControls& c) {
+    errors_of_warm_start(T(s.tolerance));
     start_outer_loop();
     trace(c, 0);
     for (int it = 1; it <= s.max_outer_iterations; ++it) {
@@ -446,6 +451,41 @@ struct StaggeredBatched {
     });
   }
 
+  // The friction radii of the next Tresca QP: mu * alpha of cur_ at the start and after an outer
+  // iteration that improved its island's error, else halfway there (kTrescaBoundWeight).
+  void update_bound(Array<int>& mask, bool start) {
+    const ProblemView<T> p = p_;
+    const T* ca = ptr(cur_.alpha);
+    const int* improved = ptr(improved_);
+    T* bound = ptr(bound_);
+    for_contacts(mask, [=] STAGGER_HD(int k) {
+      const T target = p.mu[k] * project_half_line(ca[k]);
+      const T weight = start || improved[p.contact_island[k]] ? T(1) : T(kTrescaBoundWeight);
+      bound[k] = (T(1) - weight) * bound[k] + weight * target;
+    });
+  }
+
+  // The Tresca fixed point (docs/method.md): one QP per outer iteration over alpha and beta together,
+  // alpha >= 0 and |beta_k| <= bound_k, mu_k alpha_k of the previous iterates, so the normal and friction
+  // impulses of sticking contacts settle in the same APGD run instead of negotiating across outer
+  // iterations. Stops on the same Coulomb natural-map error, starts like the staggered loop.
+  void solve_tresca(const SolverSettings& s, const SolveControls& c) {
+    errors_of_warm_start(T(s.tolerance));
+    start_outer_loop();
+    update_bound(all_, true);
+    trace(c, 0);
+    for (int it = 1; it <= s.max_outer_iterations; ++it) {
+      inner_tolerances(s.inner_tolerance, c.adaptive_inner_tolerance);
+      run_qp(QpPhase::tresca, outer_, s.max_inner_iterations);
+      island_errors(outer_);
+      bool any = record_outer_iteration(it, s.tolerance);
+      trace(c, it);
+      if (!any) break;
+      update_bound(outer_, false);
+    }
+    finish_outer_loop();
+  }
+
   void solve_successive_relaxation(const SolverSettings& s) {
     start_outer_loop();
     island_errors(all_);  // also leaves the warm start's contact velocities
@@ -475,12 +515,13 @@ struct StaggeredBatched {
     island_reduce(all_, block_diagonal_, MaxOp{}, Vec3<T>{0, 0, 0}, island_diagonal_);
     const Vec3<T>* island_diagonal = ptr(island_diagonal_);
     T *contact = ptr(diagonal_[int(QpPhase::contact)]), *friction = ptr(diagonal_[int(QpPhase::friction)]),
-           *both = ptr(diagonal_[int(QpPhase::both)]);
+           *both = ptr(diagonal_[int(QpPhase::both)]), *tresca = ptr(diagonal_[int(QpPhase::tresca)]);
     exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
       const Vec3<T> m = island_diagonal[i];
       contact[i] = m.x;
       friction[i] = m.y;
       both[i] = max_of(m.x, m.y);
+      tresca[i] = both[i];
     });
   }
 
@@ -557,6 +598,7 @@ struct StaggeredBatched {
            const SolveControls& controls) {
     resize(structure);
     p_ = view;
+    p_.friction_bound = ptr(bound_);
     build_blocks(structure);
     dense_.plan(structure, controls.dense_max_contacts < 0 ? Exec::kDenseMaxContacts : controls.dense_max_contacts);
     dense_.assemble(exec, p_);
@@ -565,6 +607,7 @@ struct StaggeredBatched {
     warm_start(structure);
     switch (settings.method) {
       case Method::staggered: solve_staggered(settings, controls); break;
+      case Method::tresca_fixed_point: solve_tresca(settings, controls); break;
       case Method::ccp: solve_ccp(settings); break;
       case Method::successive_relaxation: solve_successive_relaxation(settings); break;
     }

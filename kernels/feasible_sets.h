@@ -1,12 +1,21 @@
 // The feasible set of each QP phase, per contact: which unknowns move and onto what they project.
 // contact: alpha >= 0; friction: beta in the disk (cone) or scaled simplex (pyramid) of radius
-// mu*alpha with alpha held; both (the relaxed CCP problem): (alpha, beta) in the cone or pyramid.
+// mu*alpha with alpha held; both (the relaxed CCP problem): (alpha, beta) in the cone or pyramid;
+// tresca: alpha >= 0 and beta in the disk (simplex) of the fixed radius p.friction_bound[k].
 #pragma once
 
 #include "problem_view.h"
 #include "projections.h"
 
 namespace stagger {
+
+// After an outer iteration that did not improve its island's error, the Tresca fixed point moves
+// its friction radii only halfway to mu*alpha of the new iterate: the plain map settles into
+// 2-cycles on large piles (an eigenvalue near -1, which this weight maps to 0). Improving
+// iterations take the full step, so a sliding contact's friction is not left lagging behind its
+// normal impulse. Measured on the 2,000-bunny drop (steps 350-390) with a fixed weight: none 47% of
+// steps converged, 0.5 97%, 0.7 91%, 0.3 97% with 1.6x the APGD iterations (docs/method.md).
+constexpr double kTrescaBoundWeight = 0.5;
 
 // Projects contact k's unknowns a (alpha) and b[0..friction_dims) onto the set of `phase`.
 template <class T>
@@ -24,6 +33,11 @@ STAGGER_HD STAGGER_INLINE void project_phase(const ProblemView<T>& p, int k, QpP
     case QpPhase::both:
       if (p.pyramid) project_pyramid_cone(a, b, m, mu);
       else project_cone(a, b[0], b[1], mu);
+      break;
+    case QpPhase::tresca:
+      a = project_half_line(a);
+      if (p.pyramid) project_scaled_simplex(b, m, p.friction_bound[k]);
+      else project_disk(b[0], b[1], p.friction_bound[k]);
       break;
   }
 }

@@ -7,8 +7,11 @@
 
 namespace stagger {
 
-// Which unknowns an island's current QP moves (the others are held at their current values).
-enum class QpPhase : int { contact = 0, friction = 1, both = 2 };
+// Which unknowns an island's current QP moves (the others are held at their current values), and
+// onto what: contact (alpha >= 0, beta held), friction (beta in the disk of radius mu*alpha, alpha
+// held), both (the relaxed cone of CCP), tresca (alpha >= 0 and beta in a disk of fixed radius,
+// friction_bound: the Tresca fixed point's QP).
+enum class QpPhase : int { contact = 0, friction = 1, both = 2, tresca = 3 };
 
 template <class T>
 struct ProblemView {
@@ -30,6 +33,7 @@ struct ProblemView {
   const T* mu = nullptr;
   const T* rhs = nullptr;            // c_k of SOLVER.md
   const int* contact_island = nullptr;
+  const T* friction_bound = nullptr;  // solver state, not problem data: the tresca phase's radii
 
   // Solver bodies: the dynamic bodies that touch something.
   const Vec3<T>* v_pred = nullptr;   // predictor velocities u^p

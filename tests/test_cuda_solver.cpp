@@ -45,7 +45,7 @@ TEST_CASE("the CUDA backend equals the CPU backends on island problems", "[cuda]
   };
   for (Shape shape : {Shape{40, 3, 4}, Shape{3, 400, 700}}) {
     for (auto model : {FrictionModel::cone, FrictionModel::pyramid}) {
-      for (auto method : {Method::staggered, Method::successive_relaxation, Method::ccp}) {
+      for (auto method : {Method::staggered, Method::successive_relaxation, Method::ccp, Method::tresca_fixed_point}) {
         for (unsigned seed = 1; seed <= 3; ++seed) {
           CAPTURE(shape.islands, shape.contacts, int(model), int(method), seed);
           ContactProblem p = random_problem(seed, shape.islands, shape.bodies, shape.contacts, 0.2, model, 8);

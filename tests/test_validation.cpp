@@ -32,6 +32,13 @@ double friction_between(const Scene& scene, const std::string& a, const std::str
   return std::min(body_desc(scene, a).friction, body_desc(scene, b).friction);
 }
 
+// The frictional cases run with both methods that solve the exact Coulomb problem: Staggered
+// Projections and the Tresca fixed point (docs/method.md).
+void with_frictional_method(Scene& scene) {
+  scene.solver.method = GENERATE(Method::staggered, Method::tresca_fixed_point);
+  UNSCOPED_INFO("method " << method_name(scene.solver.method));
+}
+
 World run(const Scene& scene, SolverBackend backend) {
   WorldOptions options;
   options.backend = backend;
@@ -76,6 +83,7 @@ TEST_CASE("a block on a gentle slope sticks", "[validation]") {
   auto backend = GENERATE(from_range(solve_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("block_sticks");
+  with_frictional_method(scene);
   Slope slope = slope_of(scene);
   REQUIRE(std::tan(slope.angle) < friction_between(scene, "slope", "body"));  // the scene is a sticking case
   World world(scene);
@@ -88,6 +96,7 @@ TEST_CASE("a block on a steep slope slides at g (sin - mu cos)", "[validation]")
   auto backend = GENERATE(from_range(solve_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("block_slides");
+  with_frictional_method(scene);
   Slope slope = slope_of(scene);
   double mu = friction_between(scene, "slope", "body"), g = norm(scene.gravity);
   REQUIRE(std::tan(slope.angle) > mu);
@@ -101,6 +110,7 @@ TEST_CASE("a sphere rolls without slipping at (5/7) g sin", "[validation]") {
   auto backend = GENERATE(from_range(solve_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("sphere_rolls");
+  with_frictional_method(scene);
   Slope slope = slope_of(scene);
   double g = norm(scene.gravity), r = body_desc(scene, "body").shape.radius;
   REQUIRE(friction_between(scene, "slope", "body") >= 2.0 / 7.0 * std::tan(slope.angle));
@@ -124,6 +134,7 @@ TEST_CASE("a sphere on a slippery slope slides and spins up", "[validation]") {
   auto backend = GENERATE(from_range(solve_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("sphere_slides_and_rolls");
+  with_frictional_method(scene);
   Slope slope = slope_of(scene);
   double g = norm(scene.gravity), r = body_desc(scene, "body").shape.radius;
   double mu = friction_between(scene, "slope", "body");
@@ -205,6 +216,7 @@ TEST_CASE("a kinematic conveyor drags a box up to its speed", "[validation]") {
   auto backend = GENERATE(from_range(batched_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("conveyor");
+  with_frictional_method(scene);
   World world(scene, on_backend(backend));
   int box = body_index(world, "box");
   const double belt = norm(body_desc(scene, "belt").motion.velocity);
@@ -222,6 +234,7 @@ TEST_CASE("a 2-level card house stands for 10 s", "[validation][literature]") {
   auto backend = GENERATE(from_range(batched_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("card_house");
+  with_frictional_method(scene);
   World world(scene, on_backend(backend));
   std::vector<int> cards;
   std::vector<Vec3d> start;
@@ -306,6 +319,7 @@ TEST_CASE("Painleve rod above the paradox bound: a tangential impact sticks its 
   auto backend = GENERATE(from_range(solve_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("painleve_rod");
+  with_frictional_method(scene);
   const RodEnd end = rod_end(scene);
   const double mu = friction_between(scene, "floor", "rod");
   // Sliding lower end first (v_end,x < 0), friction +mu N: the end's normal acceleration per unit N
@@ -352,6 +366,7 @@ TEST_CASE("Painleve rod below the bound slides with the contact force of the rig
   auto backend = GENERATE(from_range(solve_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("painleve_rod");
+  with_frictional_method(scene);
   const double mu = 0.3;
   for (BodyDesc& b : scene.bodies) b.friction = mu;
   const RodEnd end = rod_end(scene);

@@ -9,6 +9,7 @@
 #include <Eigen/Dense>
 #include <Eigen/Sparse>
 
+#include "kernels/feasible_sets.h"
 #include "kernels/projections.h"
 
 namespace stagger {
@@ -295,31 +296,84 @@ IslandSolution solve_staggered(const IslandProblem& ip, VectorXd alpha, VectorXd
   return out;
 }
 
+// All of W, over gamma = (alpha; beta).
+Sparse whole_delassus(const IslandProblem& ip) {
+  const int nc = ip.nc, nt = ip.nt;
+  Sparse w(nc * (1 + nt), nc * (1 + nt));
+  std::vector<Triplet> t;
+  auto put = [&](const Sparse& m, int r0, int c0) {
+    for (int col = 0; col < m.outerSize(); ++col)
+      for (Sparse::InnerIterator it(m, col); it; ++it) t.emplace_back(r0 + it.row(), c0 + it.col(), it.value());
+  };
+  put(ip.wnn, 0, 0);
+  put(ip.wnt, 0, nc);
+  put(ip.wtn, nc, 0);
+  put(ip.wtt, nc, nc);
+  w.setFromTriplets(t.begin(), t.end());
+  return w;
+}
+
+VectorXd stacked(const VectorXd& top, const VectorXd& bottom) {
+  VectorXd v(top.size() + bottom.size());
+  v << top, bottom;
+  return v;
+}
+
+// The Tresca fixed point: per outer iteration one QP over gamma with alpha >= 0 and beta in the
+// friction set of the previous alpha (held fixed during the QP); stops on the Coulomb error.
+IslandSolution solve_tresca(const IslandProblem& ip, VectorXd alpha, VectorXd beta, const SolverSettings& s,
+                            const SolveControls& c) {
+  const int nc = ip.nc, nt = ip.nt;
+  const Sparse w = whole_delassus(ip);
+  const VectorXd b = stacked(ip.bn, ip.bt);
+  VectorXd gamma = stacked(alpha, beta);
+  double L = power_estimate(w);
+  IslandSolution out{alpha, beta, {}, 0, 0};
+  double err = std::max(natural_map_error(ip, alpha, beta), s.tolerance);
+  double best_err = std::numeric_limits<double>::infinity();
+  VectorXd bound_alpha = alpha.cwiseMax(0.0);  // friction radii / mu
+  for (int it = 1; it <= s.max_outer_iterations; ++it) {
+    const double tau = c.adaptive_inner_tolerance ? std::max(s.inner_tolerance, 0.1 * err) : s.inner_tolerance;
+    const Projection friction = friction_set(ip, bound_alpha);
+    const Projection tresca = [&](VectorXd& g) {
+      g.head(nc) = g.head(nc).cwiseMax(0.0);
+      VectorXd f = g.tail(nc * nt);
+      friction(f);
+      g.tail(nc * nt) = f;
+    };
+    QpOutcome q = apgd(w, b, gamma, tresca, tau, ip.scale, s.max_inner_iterations, L);
+    gamma = q.x;
+    L = q.lipschitz;
+    out.stats.inner_iterations += q.iterations;
+    out.stats.outer_iterations = it;
+    err = natural_map_error(ip, gamma.head(nc), gamma.tail(nc * nt));
+    const bool improved = err < best_err;
+    if (improved) {
+      best_err = err;
+      out.alpha = gamma.head(nc);
+      out.beta = gamma.tail(nc * nt);
+    }
+    if (err <= s.tolerance) {
+      out.stats.converged = true;
+      break;
+    }
+    const double weight = improved ? 1.0 : kTrescaBoundWeight;
+    bound_alpha = (1 - weight) * bound_alpha + weight * gamma.head(nc).cwiseMax(0.0);
+  }
+  out.stats.error = best_err;
+  out.lipschitz_contact = L;
+  return out;
+}
+
 // The relaxed problem over all of W; `shifted` runs Anitescu-Hart's successive relaxation around it.
 IslandSolution solve_relaxed(const IslandProblem& ip, VectorXd alpha, VectorXd beta, const SolverSettings& s,
                              bool shifted) {
   const int nc = ip.nc, nt = ip.nt;
-  Sparse w(nc * (1 + nt), nc * (1 + nt));
-  {
-    std::vector<Triplet> t;
-    auto put = [&](const Sparse& m, int r0, int c0) {
-      for (int col = 0; col < m.outerSize(); ++col)
-        for (Sparse::InnerIterator it(m, col); it; ++it) t.emplace_back(r0 + it.row(), c0 + it.col(), it.value());
-    };
-    put(ip.wnn, 0, 0);
-    put(ip.wnt, 0, nc);
-    put(ip.wtn, nc, 0);
-    put(ip.wtt, nc, nc);
-    w.setFromTriplets(t.begin(), t.end());
-  }
-  VectorXd b(nc * (1 + nt));
-  b << ip.bn, ip.bt;
-  VectorXd gamma(nc * (1 + nt));
-  gamma << alpha, beta;
+  const Sparse w = whole_delassus(ip);
+  const VectorXd b = stacked(ip.bn, ip.bt);
+  VectorXd gamma = stacked(alpha, beta);
   double L = power_estimate(w);
-  IslandSolution out;
-  out.alpha = alpha;
-  out.beta = beta;
+  IslandSolution out{alpha, beta, {}, 0, 0};
   auto tangential_shift = [&](const VectorXd& g) {
     VectorXd v = w * g + b, shift = VectorXd::Zero(nc * (1 + nt));
     for (int k = 0; k < nc; ++k) {
@@ -453,6 +507,7 @@ LocalSolution solve_local(const LocalProblem& lp, const SolverSettings& settings
     case Method::staggered: sol = solve_staggered(ip, alpha, beta, settings, controls); break;
     case Method::ccp: sol = solve_relaxed(ip, alpha, beta, settings, false); break;
     case Method::successive_relaxation: sol = solve_relaxed(ip, alpha, beta, settings, true); break;
+    case Method::tresca_fixed_point: sol = solve_tresca(ip, alpha, beta, settings, controls); break;
   }
   LocalSolution out;
   out.r.resize(3 * nc);
@@ -503,6 +558,7 @@ SolveResult solve_reference(const ContactProblem& p, const SolverSettings& setti
       case Method::staggered: sol = solve_staggered(ip, alpha, beta, settings, controls); break;
       case Method::ccp: sol = solve_relaxed(ip, alpha, beta, settings, false); break;
       case Method::successive_relaxation: sol = solve_relaxed(ip, alpha, beta, settings, true); break;
+      case Method::tresca_fixed_point: sol = solve_tresca(ip, alpha, beta, settings, controls); break;
     }
     for (int k = 0; k < ip.nc; ++k) result.alpha[c0 + k] = sol.alpha[k];
     for (int j = 0; j < ip.nc * nt; ++j) result.beta[size_t(c0) * nt + j] = sol.beta[j];
