@@ -85,6 +85,10 @@ TEST_CASE("comments, duration, density, orientation and motions are read", "[sce
   REQUIRE(s.name == "demo");
   REQUIRE(s.steps == 500);
   REQUIRE(s.solver.method == Method::ccp);
+  // Every method's name reads back as that method (scene files, summaries and --method share them).
+  for (Method m : {Method::staggered, Method::ccp, Method::successive_relaxation, Method::tresca_fixed_point})
+    REQUIRE(method_from_name(method_name(m)) == m);
+  REQUIRE(!method_from_name("tresca"));
   REQUIRE(s.solver.friction_model == FrictionModel::pyramid);
   REQUIRE(s.solver.pyramid_facets == 6);
   REQUIRE(*s.solver.contact_envelope == 0.002);
