@@ -38,9 +38,10 @@ struct CpuExec {
   template <class T>
   static void download(const Array<T>& a, std::vector<T>& host) { host = a; }
 
-  // f(i) for i in [0, n).
+  // f(i) for i in [0, n); `work`: how many elements the n calls touch in all, when more than n
+  // (a body's call reads all its contacts).
   template <class F>
-  void for_each(int n, F f) { parallel_for(n, f); }
+  void for_each(int n, F f, long long work = -1) { parallel_for(n, f, work); }
 
   // f(k) for every contact k of the blocks whose island has mask[island] != 0.
   template <class F>

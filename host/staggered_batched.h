@@ -162,9 +162,12 @@ struct StaggeredBatched {
     const int* m = ptr(mask);
     const Vec3<T>* impulse = ptr(impulse_);
     Vec3<T>*v = ptr(v_), *w = ptr(w_);
-    exec.for_each(p.num_bodies, [=] STAGGER_HD(int s) {
-      if (m[p.body_island[s]]) body_velocity_from_impulses(p, s, impulse, v[s], w[s]);
-    });
+    exec.for_each(
+        p.num_bodies,
+        [=] STAGGER_HD(int s) {
+          if (m[p.body_island[s]]) body_velocity_from_impulses(p, s, impulse, v[s], w[s]);
+        },
+        2LL * p.num_contacts);  // each body reads its contacts: a pile's 2,000 bodies are worth threads
   }
 
   // What the iterations read: the contact velocities caused by impulse_ for masked islands, through
@@ -176,10 +179,13 @@ struct StaggeredBatched {
     const int* dense = ptr(dense_.offset_);
     const Vec3<T>* impulse = ptr(impulse_);
     Vec3<T>*v = ptr(v_), *w = ptr(w_);
-    exec.for_each(p.num_bodies, [=] STAGGER_HD(int s) {
-      const int i = p.body_island[s];
-      if (m[i] && dense[i] < 0) body_velocity_from_impulses(p, s, impulse, v[s], w[s]);
-    });
+    exec.for_each(
+        p.num_bodies,
+        [=] STAGGER_HD(int s) {
+          const int i = p.body_island[s];
+          if (m[i] && dense[i] < 0) body_velocity_from_impulses(p, s, impulse, v[s], w[s]);
+        },
+        2LL * p.num_contacts);
     dense_.multiply(exec, ptr(blocks_), num_blocks(), m, p.num_contacts, p, impulse);
   }
   ContactVelocity<T> contact_velocities() { return dense_.velocity(p_, ptr(v_), ptr(w_)); }
@@ -202,7 +208,7 @@ struct StaggeredBatched {
     T *ta = ptr(to.alpha), *tb = ptr(to.beta);
     for_contacts(mask, [=] STAGGER_HD(int k) {
       ta[k] = fa[k];
-      for (int j = k * nt; j < (k + 1) * nt; ++j) tb[j] = fb[j];
+      copy_friction(nt, fb + k * nt, tb + k * nt);
     });
   }
 
@@ -244,8 +250,8 @@ struct StaggeredBatched {
     ApgdIsland<T>* apgd = ptr(apgd_);
     const int* run_mask = ptr(run);
 
-    // Start point: the current unknowns projected onto this phase's set; x = y = x+ = best, and
-    // the gradient there (g(y) = g(x)).
+    // Start point: the current unknowns projected onto this phase's set; x = y = x+ (x is also the
+    // best point so far: ApgdIsland::best_in_x), and the gradient there (g(y) = g(x)).
     for_contacts(run, [=] STAGGER_HD(int k) {
       T a, b[kMaxFacets];
       load_unknowns(p, k, ca, cb, a, b);
@@ -253,7 +259,6 @@ struct StaggeredBatched {
       store_unknowns(p, k, a, b, xa, xb);
       store_unknowns(p, k, a, b, ya, yb);
       store_unknowns(p, k, a, b, xpa, xpb);
-      store_unknowns(p, k, a, b, xba, xbb);
       impulse[k] = world_impulse(p, k, a, b);
     });
     contact_velocities_from_impulses(run);
@@ -262,7 +267,7 @@ struct StaggeredBatched {
         [=] STAGGER_HD(int k) {
           contact_rows(p, k, vel(k), shift[k], gxa, gxb);
           gya[k] = gxa[k];
-          for (int j = k * nt; j < (k + 1) * nt; ++j) gyb[j] = gxb[j];
+          copy_friction(nt, gxb + k * nt, gyb + k * nt);
           return projected_gradient_residual(p, k, phase, xa, xb, gxa, gxb);
         },
         SumOp{}, T(0), block_value_);
@@ -300,14 +305,14 @@ struct StaggeredBatched {
       for_contacts(touched_, [=] STAGGER_HD(int k) {
         const ApgdIsland<T>& s = apgd[p.contact_island[k]];
         if (s.accepted) {
+          if (s.save_best) {
+            xba[k] = xa[k];
+            copy_friction(nt, xb + k * nt, xbb + k * nt);
+          }
           if (alpha_moves) apgd_accept(1, s.momentum, xa + k, ya + k, xpa + k, gxa + k, gya + k, gxpa + k);
           if (beta_moves) {
             const int o = k * nt;
             apgd_accept(nt, s.momentum, xb + o, yb + o, xpb + o, gxb + o, gyb + o, gxpb + o);
-          }
-          if (s.improved) {
-            xba[k] = xa[k];
-            for (int j = k * nt; j < (k + 1) * nt; ++j) xbb[j] = xb[j];
           }
         }
         if (s.active) apgd_trial_point(p, k, phase, s.lipschitz, ya, yb, gya, gyb, xpa, xpb, impulse);
@@ -326,7 +331,7 @@ struct StaggeredBatched {
         if (active[i]) {
           apgd_control(apgd[i], terms[i], max_iterations);
         } else {
-          apgd[i].accepted = apgd[i].improved = 0;
+          apgd[i].accepted = apgd[i].improved = apgd[i].save_best = 0;
         }
       });
     }
@@ -337,7 +342,13 @@ struct StaggeredBatched {
       peak[i] = max_of(peak[i], apgd[i].peak_lipschitz);
       stats[i].inner_iterations += apgd[i].iterations;
     });
-    copy_island_unknowns(xbest_, cur_, run);
+    // The best point: x, or the copy saved when x moved on to a worse point.
+    T *out_a = ptr(cur_.alpha), *out_b = ptr(cur_.beta);
+    for_contacts(run, [=] STAGGER_HD(int k) {
+      const bool in_x = apgd[p.contact_island[k]].best_in_x;
+      out_a[k] = in_x ? xa[k] : xba[k];
+      copy_friction(nt, (in_x ? xb : xbb) + k * nt, out_b + k * nt);
+    });
   }
 
   // After an outer iteration's error evaluation: count it, keep each island's best pair (errors

@@ -29,7 +29,12 @@ struct ApgdIsland {
   int retries = 0;          // consecutive doublings in this iteration
   int active = 0;           // still iterating
   int accepted = 0;         // the last trial was accepted (its contacts must advance)
-  int improved = 0;         // the accepted point is the best so far (its contacts must save it)
+  int improved = 0;         // the accepted point is the best so far
+  // The best point is kept lazily: while iterates keep improving it is x itself, and it is copied
+  // aside only when x is about to be replaced by a worse point (a copy per contact and iteration
+  // otherwise, in a loop that is memory-bound).
+  int best_in_x = 1;  // the best point so far is x (the start point, at first)
+  int save_best = 0;  // x is the best and the accepted point is worse: save x before advancing
 };
 
 // Per-contact partial sums of one trial.
@@ -72,7 +77,7 @@ STAGGER_HD STAGGER_INLINE T projected_gradient_residual(const ProblemView<T>& p,
   T a, b[kMaxFacets], a0, b0[kMaxFacets];
   load_unknowns(p, k, x_alpha, x_beta, a0, b0);
   a = a0;
-  for (int j = 0; j < p.friction_dims; ++j) b[j] = b0[j];
+  copy_friction(p.friction_dims, b0, b);
   if (moves_alpha(phase)) a -= g_alpha[k];
   if (moves_beta(phase))
     for (int j = 0; j < p.friction_dims; ++j) b[j] -= g_beta[k * p.friction_dims + j];
@@ -114,6 +119,7 @@ template <class T>
 STAGGER_HD STAGGER_INLINE void apgd_control(ApgdIsland<T>& s, ApgdTerms<T> sum, int max_iterations) {
   s.accepted = 0;
   s.improved = 0;
+  s.save_best = 0;
   if (!s.active) return;
   const int kMaxRetries = 60;  // 2^60: only a non-finite state gets here; it then stops below
   bool sufficient = sum.d_Ad <= s.lipschitz * sum.d_d * T(1 + 1e-9);
@@ -142,6 +148,8 @@ STAGGER_HD STAGGER_INLINE void apgd_control(ApgdIsland<T>& s, ApgdTerms<T> sum, 
     s.best_residual = r;
     s.improved = 1;
   }
+  s.save_best = s.best_in_x && !s.improved;
+  s.best_in_x = s.improved;
   if (!(r > s.tolerance) || s.iterations >= max_iterations) s.active = 0;  // NaN also stops
 }
 

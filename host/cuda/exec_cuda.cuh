@@ -184,7 +184,7 @@ struct CudaExec {
   }
 
   template <class F>
-  void for_each(int n, F f) {
+  void for_each(int n, F f, long long /*work: one thread per element regardless*/ = -1) {
     if (n <= 0) return;
     cuda_exec::for_each_kernel<<<(n + cuda_exec::kThreads - 1) / cuda_exec::kThreads, cuda_exec::kThreads>>>(n, f);
     check("for_each launch");

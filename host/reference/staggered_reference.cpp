@@ -5,6 +5,7 @@
 #include <functional>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 #include <Eigen/Dense>
 #include <Eigen/Sparse>
@@ -253,20 +254,30 @@ Projection cone_set(const IslandProblem& ip) {
 
 struct IslandSolution {
   VectorXd alpha, beta;
-  IslandStats stats;
+  IslandStats stats;  // stats.error: the best error seen so far, which `offer` keeps
   double lipschitz_contact = 0, lipschitz_friction = 0;
+
+  IslandSolution(VectorXd a, VectorXd b) : alpha(std::move(a)), beta(std::move(b)) {
+    stats.error = std::numeric_limits<double>::infinity();
+  }
+  // An outer iterate with its error: errors are not monotone over outer iterations, so the pair
+  // returned is the best one seen. True when it is the best so far.
+  bool offer(double err, const VectorXd& a, const VectorXd& b) {
+    if (!(err < stats.error)) return false;
+    stats.error = err;
+    alpha = a;
+    beta = b;
+    return true;
+  }
 };
 
 IslandSolution solve_staggered(const IslandProblem& ip, VectorXd alpha, VectorXd beta, const SolverSettings& s,
                                const SolveControls& c) {
-  IslandSolution out;
+  IslandSolution out(alpha, beta);
   double lc = power_estimate(ip.wnn), lf = power_estimate(ip.wtt);
   // First inner tolerance from the warm start's error, floored at the outer tolerance (as the batched
   // backend; docs/method.md).
   double err = std::max(natural_map_error(ip, alpha, beta), s.tolerance);
-  double best_err = std::numeric_limits<double>::infinity();
-  out.alpha = alpha;
-  out.beta = beta;
   for (int it = 1; it <= s.max_outer_iterations; ++it) {
     double tau = c.adaptive_inner_tolerance ? std::max(s.inner_tolerance, 0.1 * err) : s.inner_tolerance;
     QpOutcome qc = apgd(ip.wnn, ip.bn + ip.wnt * beta, alpha, contact_set(), tau, ip.scale, s.max_inner_iterations, lc);
@@ -275,11 +286,7 @@ IslandSolution solve_staggered(const IslandProblem& ip, VectorXd alpha, VectorXd
     out.stats.inner_iterations += qc.iterations;
     out.stats.outer_iterations = it;
     err = natural_map_error(ip, alpha, beta);
-    if (err < best_err) {  // errors are not monotone: keep the best pair
-      best_err = err;
-      out.alpha = alpha;
-      out.beta = beta;
-    }
+    out.offer(err, alpha, beta);
     if (err <= s.tolerance) {
       out.stats.converged = true;
       break;
@@ -290,7 +297,6 @@ IslandSolution solve_staggered(const IslandProblem& ip, VectorXd alpha, VectorXd
     lf = qf.lipschitz;
     out.stats.inner_iterations += qf.iterations;
   }
-  out.stats.error = best_err;
   out.lipschitz_contact = lc;
   out.lipschitz_friction = lf;
   return out;
@@ -328,9 +334,8 @@ IslandSolution solve_tresca(const IslandProblem& ip, VectorXd alpha, VectorXd be
   const VectorXd b = stacked(ip.bn, ip.bt);
   VectorXd gamma = stacked(alpha, beta);
   double L = power_estimate(w);
-  IslandSolution out{alpha, beta, {}, 0, 0};
+  IslandSolution out(alpha, beta);
   double err = std::max(natural_map_error(ip, alpha, beta), s.tolerance);
-  double best_err = std::numeric_limits<double>::infinity();
   VectorXd bound_alpha = alpha.cwiseMax(0.0);  // friction radii / mu
   for (int it = 1; it <= s.max_outer_iterations; ++it) {
     const double tau = c.adaptive_inner_tolerance ? std::max(s.inner_tolerance, 0.1 * err) : s.inner_tolerance;
@@ -347,12 +352,7 @@ IslandSolution solve_tresca(const IslandProblem& ip, VectorXd alpha, VectorXd be
     out.stats.inner_iterations += q.iterations;
     out.stats.outer_iterations = it;
     err = natural_map_error(ip, gamma.head(nc), gamma.tail(nc * nt));
-    const bool improved = err < best_err;
-    if (improved) {
-      best_err = err;
-      out.alpha = gamma.head(nc);
-      out.beta = gamma.tail(nc * nt);
-    }
+    const bool improved = out.offer(err, gamma.head(nc), gamma.tail(nc * nt));
     if (err <= s.tolerance) {
       out.stats.converged = true;
       break;
@@ -360,7 +360,6 @@ IslandSolution solve_tresca(const IslandProblem& ip, VectorXd alpha, VectorXd be
     const double weight = improved ? 1.0 : kTrescaBoundWeight;
     bound_alpha = (1 - weight) * bound_alpha + weight * gamma.head(nc).cwiseMax(0.0);
   }
-  out.stats.error = best_err;
   out.lipschitz_contact = L;
   return out;
 }
@@ -373,7 +372,7 @@ IslandSolution solve_relaxed(const IslandProblem& ip, VectorXd alpha, VectorXd b
   const VectorXd b = stacked(ip.bn, ip.bt);
   VectorXd gamma = stacked(alpha, beta);
   double L = power_estimate(w);
-  IslandSolution out{alpha, beta, {}, 0, 0};
+  IslandSolution out(alpha, beta);
   auto tangential_shift = [&](const VectorXd& g) {
     VectorXd v = w * g + b, shift = VectorXd::Zero(nc * (1 + nt));
     for (int k = 0; k < nc; ++k) {
@@ -401,7 +400,7 @@ IslandSolution solve_relaxed(const IslandProblem& ip, VectorXd alpha, VectorXd b
     out.lipschitz_contact = q.lipschitz;
     return out;
   }
-  double err = natural_map_error(ip, alpha, beta), best_err = std::numeric_limits<double>::infinity();
+  double err = natural_map_error(ip, alpha, beta);
   VectorXd shift = tangential_shift(gamma);
   for (int it = 1; it <= s.max_outer_iterations; ++it) {
     double tau = std::max(s.inner_tolerance, 0.1 * err);
@@ -411,20 +410,27 @@ IslandSolution solve_relaxed(const IslandProblem& ip, VectorXd alpha, VectorXd b
     out.stats.inner_iterations += q.iterations;
     out.stats.outer_iterations = it;
     err = natural_map_error(ip, gamma.head(nc), gamma.tail(nc * nt));
-    if (err < best_err) {
-      best_err = err;
-      out.alpha = gamma.head(nc);
-      out.beta = gamma.tail(nc * nt);
-    }
+    out.offer(err, gamma.head(nc), gamma.tail(nc * nt));
     if (err <= s.tolerance) {
       out.stats.converged = true;
       break;
     }
     shift = tangential_shift(gamma);
   }
-  out.stats.error = best_err;
   out.lipschitz_contact = L;
   return out;
+}
+
+// One island by the scene's method, from the warm start (alpha, beta).
+IslandSolution solve_island(const IslandProblem& ip, const VectorXd& alpha, const VectorXd& beta,
+                            const SolverSettings& settings, const SolveControls& controls) {
+  switch (settings.method) {
+    case Method::staggered: return solve_staggered(ip, alpha, beta, settings, controls);
+    case Method::ccp: return solve_relaxed(ip, alpha, beta, settings, false);
+    case Method::successive_relaxation: return solve_relaxed(ip, alpha, beta, settings, true);
+    case Method::tresca_fixed_point: return solve_tresca(ip, alpha, beta, settings, controls);
+  }
+  throw std::logic_error("unknown solver method");
 }
 
 // FCLIB's layout: contact k's normal row at 3k, its tangent rows at 3k + 1 and 3k + 2.
@@ -502,13 +508,7 @@ LocalSolution solve_local(const LocalProblem& lp, const SolverSettings& settings
   const IslandProblem ip = from_local(lp);
   const int nc = ip.nc;
   VectorXd alpha = VectorXd::Zero(nc), beta = VectorXd::Zero(2 * nc);
-  IslandSolution sol;
-  switch (settings.method) {
-    case Method::staggered: sol = solve_staggered(ip, alpha, beta, settings, controls); break;
-    case Method::ccp: sol = solve_relaxed(ip, alpha, beta, settings, false); break;
-    case Method::successive_relaxation: sol = solve_relaxed(ip, alpha, beta, settings, true); break;
-    case Method::tresca_fixed_point: sol = solve_tresca(ip, alpha, beta, settings, controls); break;
-  }
+  const IslandSolution sol = solve_island(ip, alpha, beta, settings, controls);
   LocalSolution out;
   out.r.resize(3 * nc);
   for (int k = 0; k < nc; ++k) {
@@ -553,13 +553,7 @@ SolveResult solve_reference(const ContactProblem& p, const SolverSettings& setti
       for (int j = 0; j < ip.nc * nt; ++j) beta[j] = p.beta_warm[size_t(c0) * nt + j];
     friction_set(ip, alpha)(beta);
 
-    IslandSolution sol;
-    switch (settings.method) {
-      case Method::staggered: sol = solve_staggered(ip, alpha, beta, settings, controls); break;
-      case Method::ccp: sol = solve_relaxed(ip, alpha, beta, settings, false); break;
-      case Method::successive_relaxation: sol = solve_relaxed(ip, alpha, beta, settings, true); break;
-      case Method::tresca_fixed_point: sol = solve_tresca(ip, alpha, beta, settings, controls); break;
-    }
+    const IslandSolution sol = solve_island(ip, alpha, beta, settings, controls);
     for (int k = 0; k < ip.nc; ++k) result.alpha[c0 + k] = sol.alpha[k];
     for (int j = 0; j < ip.nc * nt; ++j) result.beta[size_t(c0) * nt + j] = sol.beta[j];
     VectorXd u = ip.up + ip.minv * (Sparse(ip.jn.transpose()) * sol.alpha + Sparse(ip.jt.transpose()) * sol.beta);
