@@ -80,8 +80,9 @@ while :; do
   if [ "$steps0" -eq 0 ]; then
     build/stagger run "$scene" --out "$run_dir" --steps "$target" --threads "$threads" --checkpoint-every 50 || failed=1
   else
-    # An interrupted stretch (a signal writes the checkpoint and the summary) still gets its row.
-    build/stagger run --resume "$run_dir/checkpoint.stagger" --out "$run_dir" --steps "$target" \
+    # An interrupted stretch (a signal writes the checkpoint and the summary) still gets its row. The
+    # scene file is given, so a stretch runs with the scene's current solver settings.
+    build/stagger run "$scene" --resume "$run_dir/checkpoint.stagger" --out "$run_dir" --steps "$target" \
       --threads "$threads" --checkpoint-every 50 || failed=1
   fi
 done

@@ -38,7 +38,7 @@ int input_error(const std::string& file, const std::string& path, const std::str
 }
 
 // The scene to run: from its file, or from the checkpoint being resumed (which keeps the scene's
-// text; a scene file given beside it must be that same scene).
+// text; a scene file given beside it must be that same scene, its solver settings aside).
 struct Input {
   Scene scene;
   std::string scene_text, scene_file;
@@ -64,10 +64,15 @@ int read_input(const RunOptions& options, Input& in) {
   try {
     if (!options.scene_file.empty()) {
       std::string text = read_scene_text(options.scene_file);
-      if (in.checkpoint && text != in.checkpoint->scene_text)
-        return input_error(options.scene_file, "$",
-                           fmt::format("is not the scene {} was written for (it changed since); omit the scene file "
-                                       "to resume with the checkpoint's copy", options.resume));
+      if (in.checkpoint && text != in.checkpoint->scene_text) {
+        if (!differs_only_in_solver(text, in.checkpoint->scene_text))
+          return input_error(options.scene_file, "$",
+                             fmt::format("is not the scene {} was written for (it changed since; only \"solver\" may "
+                                         "change on resume); omit the scene file to resume with the checkpoint's copy",
+                                         options.resume));
+        std::fprintf(stderr, "note: resuming %s with the solver settings of %s\n", options.resume.c_str(),
+                     options.scene_file.c_str());
+      }
       in.scene_text = std::move(text);
     }
     in.scene = parse_scene(in.scene_text, in.scene_file);

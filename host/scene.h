@@ -2,6 +2,7 @@
 // Loading is the only place that reads JSON; everything downstream works from these structs.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -59,6 +60,8 @@ struct SolverSettings {
   double tolerance = 1e-4;
   int max_outer_iterations = 50;
   double inner_tolerance = 1e-8;
+  // The adaptive inner tolerance is this fraction of the outer error; unset: inner_tolerance_ratio().
+  std::optional<double> inner_tolerance_ratio;
   int max_inner_iterations = 300;
   double stabilization_speed = 0.1;
   std::optional<double> contact_envelope;  // nullopt: automatic (5% of the smallest shape)
@@ -67,6 +70,17 @@ struct SolverSettings {
   double bounce_threshold = 0.05;          // v_bounce of SOLVER.md, m/s
   bool mesh_sample_clusters = true;        // "mesh_contacts": "clusters" (kernels/mesh_clusters.h) or "all_samples"
 };
+
+// The adaptive inner tolerance's fraction of the outer error: as set, else SOLVER.md's 0.1, but 0.3
+// for the Tresca fixed point, whose outer map gains more from being applied often than from exact
+// QPs (bench/run_inner_ratio.sh; docs/method.md).
+inline double inner_tolerance_ratio(const SolverSettings& s) {
+  return s.inner_tolerance_ratio.value_or(s.method == Method::tresca_fixed_point ? 0.3 : 0.1);
+}
+// The inner tolerance of an outer iteration that starts at error `err`.
+inline double inner_tolerance_for(const SolverSettings& s, double err) {
+  return std::max(s.inner_tolerance, inner_tolerance_ratio(s) * err);
+}
 
 // Beyond these a dynamic body is taken to have run away and the run stops (exit 1). A project
 // addition (docs/scene_format.md): scene field "limits".
@@ -111,6 +125,10 @@ std::string read_scene_text(const std::string& file);
 // anchors relative paths. A scene whose estimated memory exceeds `memory_budget_bytes` (0: 80% of
 // this machine's memory) is refused before anything is generated.
 Scene parse_scene(const std::string& text, const std::string& file, double memory_budget_bytes = 0);
+
+// Whether two scene texts differ at most in their "solver" object (both must parse as JSON; comments
+// are ignored): a run may be resumed with other solver settings, never with other bodies.
+bool differs_only_in_solver(const std::string& a, const std::string& b);
 
 // The default contact envelope: 5% of the smallest shape size (sphere diameter, box's smallest edge).
 double automatic_contact_envelope(const Scene& scene);

@@ -227,7 +227,7 @@ void generate_grid(const JsonNode& node, int index, MeshLibrary& meshes, std::ve
 
 void parse_solver(const JsonNode& node, SolverSettings& s) {
   node.allow_only({"method", "friction_model", "pyramid_facets", "tolerance", "max_outer_iterations",
-                   "inner_tolerance", "max_inner_iterations", "stabilization_speed", "contact_envelope",
+                   "inner_tolerance", "inner_tolerance_ratio", "max_inner_iterations", "stabilization_speed", "contact_envelope",
                    "warm_start", "bounce_threshold", "mesh_contacts"});
   if (auto m = node.find("method")) {
     std::string v = m->string();
@@ -244,6 +244,7 @@ void parse_solver(const JsonNode& node, SolverSettings& s) {
   if (auto t = node.find("tolerance")) s.tolerance = t->positive();
   if (auto t = node.find("max_outer_iterations")) s.max_outer_iterations = int(t->integer_in(1, 1'000'000));
   if (auto t = node.find("inner_tolerance")) s.inner_tolerance = t->positive();
+  if (auto t = node.find("inner_tolerance_ratio")) s.inner_tolerance_ratio = t->in_range(0.0, 1.0);
   if (auto t = node.find("max_inner_iterations")) s.max_inner_iterations = int(t->integer_in(1, 10'000'000));
   if (auto t = node.find("stabilization_speed")) s.stabilization_speed = t->non_negative();
   if (auto t = node.find("contact_envelope"); t && !t->is_null()) s.contact_envelope = t->positive();
@@ -298,6 +299,16 @@ int nesting_depth(const std::string& text) {
 constexpr int kMaxNesting = 64;
 
 }  // namespace
+
+bool differs_only_in_solver(const std::string& a, const std::string& b) {
+  const auto parse_without_solver = [](const std::string& text) {
+    nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
+    if (doc.is_object()) doc.erase("solver");
+    return doc;
+  };
+  nlohmann::json x = parse_without_solver(a), y = parse_without_solver(b);
+  return !x.is_discarded() && x.is_object() && x == y;
+}
 
 Scene parse_scene(const std::string& text, const std::string& file, double memory_budget_bytes) {
   if (nesting_depth(text) > kMaxNesting)

@@ -376,14 +376,15 @@ struct StaggeredBatched {
     return exec.any(outer_, p_.num_islands);
   }
 
-  // Sets tau_ for the islands in the outer loop: a tenth of their current error, not below the
+  // Sets tau_ for the islands in the outer loop: a fraction of their current error, not below the
   // inner tolerance (or the inner tolerance alone).
-  void inner_tolerances(T inner_tolerance, bool adaptive) {
+  void inner_tolerances(const SolverSettings& s, bool adaptive) {
     const int* outer = ptr(outer_);
     const T* error = ptr(error_);
     T* tau = ptr(tau_);
+    const T floor = T(s.inner_tolerance), ratio = T(inner_tolerance_ratio(s));
     exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
-      if (outer[i]) tau[i] = adaptive ? max_of(inner_tolerance, T(0.1) * error[i]) : inner_tolerance;
+      if (outer[i]) tau[i] = adaptive ? max_of(floor, ratio * error[i]) : floor;
     });
   }
 
@@ -421,7 +422,7 @@ struct StaggeredBatched {
     start_outer_loop();
     trace(c, 0);
     for (int it = 1; it <= s.max_outer_iterations; ++it) {
-      inner_tolerances(s.inner_tolerance, c.adaptive_inner_tolerance);
+      inner_tolerances(s, c.adaptive_inner_tolerance);
       run_qp(QpPhase::contact, outer_, s.max_inner_iterations);
       island_errors(outer_);
       bool any = record_outer_iteration(it, s.tolerance);
@@ -486,7 +487,7 @@ struct StaggeredBatched {
     update_bound(all_, true);
     trace(c, 0);
     for (int it = 1; it <= s.max_outer_iterations; ++it) {
-      inner_tolerances(s.inner_tolerance, c.adaptive_inner_tolerance);
+      inner_tolerances(s, c.adaptive_inner_tolerance);
       run_qp(QpPhase::tresca, outer_, s.max_inner_iterations);
       island_errors(outer_);
       bool any = record_outer_iteration(it, s.tolerance);
@@ -502,7 +503,7 @@ struct StaggeredBatched {
     island_errors(all_);  // also leaves the warm start's contact velocities
     update_shift(all_);
     for (int it = 1; it <= s.max_outer_iterations; ++it) {
-      inner_tolerances(s.inner_tolerance, true);
+      inner_tolerances(s, true);
       run_qp(QpPhase::both, outer_, s.max_inner_iterations);
       island_errors(outer_);
       bool any = record_outer_iteration(it, s.tolerance);

@@ -145,6 +145,29 @@ TEST_CASE("bad checkpoints and mismatched resumes are refused with exit 2", "[cl
   fs::remove_all(dir);
 }
 
+TEST_CASE("a run resumes with other solver settings, and uses them", "[cli][checkpoint]") {
+  fs::path dir = temp_dir("resolver");
+  fs::path scene = write_scene(dir, "pile.json", kPile);
+  REQUIRE(stagger("run " + scene.string() + " --quiet --steps 20 --checkpoint-every 20 --out " + (dir / "o").string(), dir)
+              .code == 0);
+  // A tolerance no solve can reach in one outer iteration: every resumed step with contacts is unconverged.
+  std::string strict = kPile;
+  strict.insert(1, R"("solver": {"tolerance": 1e-15, "max_outer_iterations": 1}, )");
+  fs::path tightened = write_scene(dir, "strict.json", strict);
+  Outcome r = stagger("run " + tightened.string() + " --resume " + (dir / "o" / "checkpoint.stagger").string() +
+                          " --quiet --steps 40 --out " + (dir / "r").string(),
+                      dir);
+  CAPTURE(r.err);
+  REQUIRE(r.code == 0);
+  REQUIRE_THAT(r.err, Catch::Contains("with the solver settings of"));
+  auto before = nlohmann::json::parse(slurp(dir / "o" / "summary.json"));
+  auto after = nlohmann::json::parse(slurp(dir / "r" / "summary.json"));
+  REQUIRE(after["steps"] == 40);
+  REQUIRE(after["outer_iterations_max"].get<int>() >= 1);
+  REQUIRE(after["unconverged_steps"].get<int>() - before["unconverged_steps"].get<int>() == 20);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("a runaway body stops the run with exit 1, naming the step and the body", "[cli][errors]") {
   fs::path dir = temp_dir("runaway");
   // Free fall: v_n = n h g passes limits.max_speed = 5 m/s at step 51 (5.0031 m/s).

@@ -45,6 +45,7 @@ TEST_CASE("a minimal scene gets every default", "[scene]") {
   REQUIRE(s.solver.tolerance == 1e-4);
   REQUIRE(s.solver.max_outer_iterations == 50);
   REQUIRE(s.solver.inner_tolerance == 1e-8);
+  REQUIRE(inner_tolerance_ratio(s.solver) == 0.1);  // SOLVER.md's, for its staggered loop
   REQUIRE(s.solver.max_inner_iterations == 300);
   REQUIRE(s.solver.stabilization_speed == 0.1);
   REQUIRE_FALSE(s.solver.contact_envelope.has_value());
@@ -69,7 +70,8 @@ TEST_CASE("comments, duration, density, orientation and motions are read", "[sce
     "gravity": [0, 0, -1],
     "time_step": 0.001,
     "duration": 0.5,
-    "solver": {"method": "ccp", "friction_model": "pyramid", "pyramid_facets": 6, "contact_envelope": 0.002},
+    "solver": {"method": "ccp", "friction_model": "pyramid", "pyramid_facets": 6, "contact_envelope": 0.002,
+               "inner_tolerance_ratio": 0.25},
     "output": {"every": 10},
     "bodies": [
       {"id": "floor", "shape": {"type": "plane"}, "motion": {"type": "sinusoid", "axis": [0, 0, 2],
@@ -92,6 +94,7 @@ TEST_CASE("comments, duration, density, orientation and motions are read", "[sce
   REQUIRE(s.solver.friction_model == FrictionModel::pyramid);
   REQUIRE(s.solver.pyramid_facets == 6);
   REQUIRE(*s.solver.contact_envelope == 0.002);
+  REQUIRE(inner_tolerance_ratio(s.solver) == 0.25);
   REQUIRE(s.output.every == 10);
   REQUIRE(s.bodies[0].kind == BodyKind::kinematic);
   REQUIRE(s.bodies[0].motion.type == MotionType::sinusoid);
@@ -199,6 +202,8 @@ TEST_CASE("bad input names the JSON path", "[scene][errors]") {
                "solver.friction_model", "unknown friction model");
   expect_error(R"({"time_step": 0.01, "steps": 1, "bodies": [], "solver": {"mesh_contacts": "some"}})",
                "solver.mesh_contacts", "unknown mesh contact mode \"some\" (expected clusters or all_samples)");
+  expect_error(R"({"time_step": 0.01, "steps": 1, "bodies": [], "solver": {"inner_tolerance_ratio": 2}})",
+               "solver.inner_tolerance_ratio", "must be in [0, 1]");
   expect_error(R"({"time_step": 0.01, "steps": 1, "bodies": [], "solver": {"pyramid_facets": 2}})",
                "solver.pyramid_facets", "integer in [3, 32]");
   expect_error(R"({"time_step": 0.01, "steps": 1, "bodies": [], "solver": {"tolerance": 0}})", "solver.tolerance",

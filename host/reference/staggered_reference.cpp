@@ -279,7 +279,7 @@ IslandSolution solve_staggered(const IslandProblem& ip, VectorXd alpha, VectorXd
   // backend; docs/method.md).
   double err = std::max(natural_map_error(ip, alpha, beta), s.tolerance);
   for (int it = 1; it <= s.max_outer_iterations; ++it) {
-    double tau = c.adaptive_inner_tolerance ? std::max(s.inner_tolerance, 0.1 * err) : s.inner_tolerance;
+    double tau = c.adaptive_inner_tolerance ? inner_tolerance_for(s, err) : s.inner_tolerance;
     QpOutcome qc = apgd(ip.wnn, ip.bn + ip.wnt * beta, alpha, contact_set(), tau, ip.scale, s.max_inner_iterations, lc);
     alpha = qc.x;
     lc = qc.lipschitz;
@@ -338,7 +338,7 @@ IslandSolution solve_tresca(const IslandProblem& ip, VectorXd alpha, VectorXd be
   double err = std::max(natural_map_error(ip, alpha, beta), s.tolerance);
   VectorXd bound_alpha = alpha.cwiseMax(0.0);  // friction radii / mu
   for (int it = 1; it <= s.max_outer_iterations; ++it) {
-    const double tau = c.adaptive_inner_tolerance ? std::max(s.inner_tolerance, 0.1 * err) : s.inner_tolerance;
+    const double tau = c.adaptive_inner_tolerance ? inner_tolerance_for(s, err) : s.inner_tolerance;
     const Projection friction = friction_set(ip, bound_alpha);
     const Projection tresca = [&](VectorXd& g) {
       g.head(nc) = g.head(nc).cwiseMax(0.0);
@@ -403,7 +403,7 @@ IslandSolution solve_relaxed(const IslandProblem& ip, VectorXd alpha, VectorXd b
   double err = natural_map_error(ip, alpha, beta);
   VectorXd shift = tangential_shift(gamma);
   for (int it = 1; it <= s.max_outer_iterations; ++it) {
-    double tau = std::max(s.inner_tolerance, 0.1 * err);
+    double tau = inner_tolerance_for(s, err);
     QpOutcome q = apgd(w, b + shift, gamma, cone_set(ip), tau, ip.scale, s.max_inner_iterations, L);
     gamma = q.x;
     L = q.lipschitz;
