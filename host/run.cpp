@@ -67,8 +67,8 @@ int read_input(const RunOptions& options, Input& in) {
       if (in.checkpoint && text != in.checkpoint->scene_text) {
         if (!differs_only_in_solver(text, in.checkpoint->scene_text))
           return input_error(options.scene_file, "$",
-                             fmt::format("is not the scene {} was written for (it changed since; only \"solver\" may "
-                                         "change on resume); omit the scene file to resume with the checkpoint's copy",
+                             fmt::format("is not the scene {} was written for (it changed since; only \"solver\" and "
+                                         "\"description\" may change on resume); omit the scene file to resume with the checkpoint's copy",
                                          options.resume));
         std::fprintf(stderr, "note: resuming %s with the solver settings of %s\n", options.resume.c_str(),
                      options.scene_file.c_str());

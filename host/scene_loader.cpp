@@ -303,7 +303,10 @@ constexpr int kMaxNesting = 64;
 bool differs_only_in_solver(const std::string& a, const std::string& b) {
   const auto parse_without_solver = [](const std::string& text) {
     nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
-    if (doc.is_object()) doc.erase("solver");
+    if (doc.is_object()) {
+      doc.erase("solver");
+      doc.erase("description");
+    }
     return doc;
   };
   nlohmann::json x = parse_without_solver(a), y = parse_without_solver(b);

@@ -152,7 +152,7 @@ TEST_CASE("a run resumes with other solver settings, and uses them", "[cli][chec
               .code == 0);
   // A tolerance no solve can reach in one outer iteration: every resumed step with contacts is unconverged.
   std::string strict = kPile;
-  strict.insert(1, R"("solver": {"tolerance": 1e-15, "max_outer_iterations": 1}, )");
+  strict.insert(1, R"("solver": {"tolerance": 1e-15, "max_outer_iterations": 1}, "description": "strict", )");
   fs::path tightened = write_scene(dir, "strict.json", strict);
   Outcome r = stagger("run " + tightened.string() + " --resume " + (dir / "o" / "checkpoint.stagger").string() +
                           " --quiet --steps 40 --out " + (dir / "r").string(),
