@@ -38,7 +38,7 @@ int input_error(const std::string& file, const std::string& path, const std::str
 }
 
 // The scene to run: from its file, or from the checkpoint being resumed (which keeps the scene's
-// text; a scene file given beside it must be that same scene, its solver settings aside).
+// text; a scene file given beside it must be that same scene, its solver and output settings aside).
 struct Input {
   Scene scene;
   std::string scene_text, scene_file;
@@ -65,12 +65,12 @@ int read_input(const RunOptions& options, Input& in) {
     if (!options.scene_file.empty()) {
       std::string text = read_scene_text(options.scene_file);
       if (in.checkpoint && text != in.checkpoint->scene_text) {
-        if (!differs_only_in_solver(text, in.checkpoint->scene_text))
+        if (!differs_only_in_settings(text, in.checkpoint->scene_text))
           return input_error(options.scene_file, "$",
-                             fmt::format("is not the scene {} was written for (it changed since; only \"solver\" and "
-                                         "\"description\" may change on resume); omit the scene file to resume with the checkpoint's copy",
+                             fmt::format("is not the scene {} was written for (it changed since; only \"solver\", "
+                                         "\"output\" and \"description\" may change on resume); omit the scene file to resume with the checkpoint's copy",
                                          options.resume));
-        std::fprintf(stderr, "note: resuming %s with the solver settings of %s\n", options.resume.c_str(),
+        std::fprintf(stderr, "note: resuming %s with the solver and output settings of %s\n", options.resume.c_str(),
                      options.scene_file.c_str());
       }
       in.scene_text = std::move(text);
@@ -231,6 +231,8 @@ int run_command(const RunOptions& options) {
     if (!scene.output.vtk) return;
     std::vector<std::pair<double, std::string>> bodies_files, contacts_files;
     for (std::int64_t step : record.frame_steps) {
+      // A run resumed with other output settings may have CSV-only frames before this point.
+      if (!fs::exists(out / "frames" / bodies_vtp_name(step))) continue;
       bodies_files.emplace_back(double(step) * scene.time_step, bodies_vtp_name(step));
       contacts_files.emplace_back(double(step) * scene.time_step, contacts_vtp_name(step));
     }

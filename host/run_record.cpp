@@ -36,6 +36,7 @@ void RunRecord::add(const StepReport& r, bool first_step) {
   // This step's collision detection sees the overlap the previous step left (the first step sees
   // the scene's initial placement, which is the user's, not the solver's).
   if (!first_step) max_penetration = std::max(max_penetration, r.overlap_before);
+  last_overlap_before = r.overlap_before;
   const StepQuality& q = r.quality;
   worst.signorini_violation = std::max(worst.signorini_violation, q.signorini_violation);
   worst.complementarity = std::max(worst.complementarity, q.complementarity);
@@ -60,6 +61,7 @@ nlohmann::json RunRecord::to_json() const {
   j["inner_sum"] = inner_sum;
   j["max_penetration"] = max_penetration;
   j["last_penetration_after"] = last_penetration_after;
+  j["last_overlap_before"] = last_overlap_before;
   j["worst"] = {worst.signorini_violation, worst.complementarity, worst.cone_violation, worst.dissipation_violation,
                 worst.natural_map_error};
   j["natural_map_sum"] = natural_map_sum;
@@ -86,6 +88,7 @@ RunRecord RunRecord::from_json(const nlohmann::json& j) {
   j.at("inner_sum").get_to(r.inner_sum);
   j.at("max_penetration").get_to(r.max_penetration);
   j.at("last_penetration_after").get_to(r.last_penetration_after);
+  r.last_overlap_before = j.value("last_overlap_before", 0.0);  // absent in checkpoints before it was kept
   const nlohmann::json& w = j.at("worst");
   w.at(0).get_to(r.worst.signorini_violation);
   w.at(1).get_to(r.worst.complementarity);
@@ -141,6 +144,8 @@ nlohmann::json summary_json(const World& world, const RunRecord& record, double 
   j["unconverged_steps"] = record.steps - record.converged_steps;
   j["unconverged_island_solves"] = record.unconverged_island_solves;
   j["max_penetration"] = std::max(record.max_penetration, record.last_penetration_after);
+  // At the end: whether the state left behind (a settled pile) overlaps, not the worst impact.
+  j["final_penetration"] = std::max(record.last_overlap_before, record.last_penetration_after);
   j["quality"] = {{"signorini_violation_max", record.worst.signorini_violation},
                   {"complementarity_max", record.worst.complementarity},
                   {"cone_violation_max", record.worst.cone_violation},

@@ -26,6 +26,7 @@ struct RunRecord {
   long long outer_sum = 0, island_solves = 0, unconverged_island_solves = 0, inner_sum = 0;
   double max_penetration = 0;
   double last_penetration_after = 0;  // linearized overlap left by the last step
+  double last_overlap_before = 0;     // deepest overlap the last step's collision detection found
   StepQuality worst;
   double natural_map_sum = 0;
   double earlier_wall_seconds = 0;    // wall time of the segments before a resume

@@ -126,10 +126,10 @@ std::string read_scene_text(const std::string& file);
 // this machine's memory) is refused before anything is generated.
 Scene parse_scene(const std::string& text, const std::string& file, double memory_budget_bytes = 0);
 
-// Whether two scene texts differ at most in their "solver" object and "description" (both must parse
-// as JSON; comments are ignored): a run may be resumed with other solver settings, never with other
-// bodies.
-bool differs_only_in_solver(const std::string& a, const std::string& b);
+// Whether two scene texts differ at most in their "solver", "output" and "description" (both must
+// parse as JSON; comments are ignored): a run may be resumed with other solver or output settings,
+// never with other bodies.
+bool differs_only_in_settings(const std::string& a, const std::string& b);
 
 // The default contact envelope: 5% of the smallest shape size (sphere diameter, box's smallest edge).
 double automatic_contact_envelope(const Scene& scene);

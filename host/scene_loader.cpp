@@ -300,12 +300,11 @@ constexpr int kMaxNesting = 64;
 
 }  // namespace
 
-bool differs_only_in_solver(const std::string& a, const std::string& b) {
+bool differs_only_in_settings(const std::string& a, const std::string& b) {
   const auto parse_without_solver = [](const std::string& text) {
     nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
     if (doc.is_object()) {
-      doc.erase("solver");
-      doc.erase("description");
+      for (const char* key : {"solver", "output", "description"}) doc.erase(key);
     }
     return doc;
   };

@@ -417,20 +417,29 @@ struct StaggeredBatched {
     exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { error[i] = max_of(error[i], tolerance); });
   }
 
-  void solve_staggered(const SolverSettings& s, const SolveControls& c) {
+  // SOLVER.md's outer loop, shared by Staggered Projections and the Tresca fixed point: each iteration
+  // runs a QP of phase `judged`, judges the islands' pairs by their error, and `between` prepares the
+  // next iteration of the islands still in the loop.
+  template <class Between>
+  void outer_loop(const SolverSettings& s, const SolveControls& c, QpPhase judged, Between between) {
     errors_of_warm_start(T(s.tolerance));
     start_outer_loop();
     trace(c, 0);
     for (int it = 1; it <= s.max_outer_iterations; ++it) {
       inner_tolerances(s, c.adaptive_inner_tolerance);
-      run_qp(QpPhase::contact, outer_, s.max_inner_iterations);
+      run_qp(judged, outer_, s.max_inner_iterations);
       island_errors(outer_);
       bool any = record_outer_iteration(it, s.tolerance);
       trace(c, it);
       if (!any) break;
-      run_qp(QpPhase::friction, outer_, s.max_inner_iterations);
+      between();
     }
     finish_outer_loop();
+  }
+
+  // A contact QP judged, then a friction QP for the next iteration.
+  void solve_staggered(const SolverSettings& s, const SolveControls& c) {
+    outer_loop(s, c, QpPhase::contact, [&] { run_qp(QpPhase::friction, outer_, s.max_inner_iterations); });
   }
 
   void solve_ccp(const SolverSettings& s) {
@@ -482,20 +491,8 @@ struct StaggeredBatched {
   // impulses of sticking contacts settle in the same APGD run instead of negotiating across outer
   // iterations. Stops on the same Coulomb natural-map error, starts like the staggered loop.
   void solve_tresca(const SolverSettings& s, const SolveControls& c) {
-    errors_of_warm_start(T(s.tolerance));
-    start_outer_loop();
-    update_bound(all_, true);
-    trace(c, 0);
-    for (int it = 1; it <= s.max_outer_iterations; ++it) {
-      inner_tolerances(s, c.adaptive_inner_tolerance);
-      run_qp(QpPhase::tresca, outer_, s.max_inner_iterations);
-      island_errors(outer_);
-      bool any = record_outer_iteration(it, s.tolerance);
-      trace(c, it);
-      if (!any) break;
-      update_bound(outer_, false);
-    }
-    finish_outer_loop();
+    update_bound(all_, true);  // from the warm start's alpha (the error check that follows reads no bound)
+    outer_loop(s, c, QpPhase::tresca, [&] { update_bound(outer_, false); });
   }
 
   void solve_successive_relaxation(const SolverSettings& s) {

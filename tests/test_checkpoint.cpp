@@ -153,18 +153,24 @@ TEST_CASE("a run resumes with other solver settings, and uses them", "[cli][chec
   // A tolerance no solve can reach in one outer iteration: every resumed step with contacts is unconverged.
   std::string strict = kPile;
   strict.insert(1, R"("solver": {"tolerance": 1e-15, "max_outer_iterations": 1}, "description": "strict", )");
+  const std::string frames_every_20 = R"("output": {"every": 20})";
+  strict.replace(strict.find(frames_every_20), frames_every_20.size(), R"("output": {"every": 10, "format": "vtk"})");
   fs::path tightened = write_scene(dir, "strict.json", strict);
   Outcome r = stagger("run " + tightened.string() + " --resume " + (dir / "o" / "checkpoint.stagger").string() +
                           " --quiet --steps 40 --out " + (dir / "r").string(),
                       dir);
   CAPTURE(r.err);
   REQUIRE(r.code == 0);
-  REQUIRE_THAT(r.err, Catch::Contains("with the solver settings of"));
+  REQUIRE_THAT(r.err, Catch::Contains("with the solver and output settings of"));
   auto before = nlohmann::json::parse(slurp(dir / "o" / "summary.json"));
   auto after = nlohmann::json::parse(slurp(dir / "r" / "summary.json"));
   REQUIRE(after["steps"] == 40);
   REQUIRE(after["outer_iterations_max"].get<int>() >= 1);
   REQUIRE(after["unconverged_steps"].get<int>() - before["unconverged_steps"].get<int>() == 20);
+  // ... and the new output settings: the pile's frames from here on, in a series of just those.
+  REQUIRE(fs::exists(dir / "r" / "frames" / "bodies_00000030.vtp"));
+  REQUIRE(fs::exists(dir / "r" / "frames" / "contacts_00000040.vtp"));
+  REQUIRE(slurp(dir / "r" / "frames" / "bodies.pvd").find("bodies_00000030.vtp") != std::string::npos);
   fs::remove_all(dir);
 }
 

@@ -2,6 +2,7 @@
 // (SCENE_FORMAT.md). Runs the real binary.
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli_helpers.h"
@@ -98,5 +99,26 @@ TEST_CASE("a non-finite state exits 1 and keeps the last good state", "[cli][err
   auto row = csv.find("\nrocket,0,0,0,1,0,0,0,");
   REQUIRE(row != std::string::npos);
   REQUIRE(std::stod(csv.substr(row + 22)) == Approx(1.7e308));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("the summary's final_penetration is the overlap left at the end, max_penetration the worst", "[cli]") {
+  fs::path dir = temp_dir("finalpen");
+  // A box placed 4 mm into the floor: stabilization pushes it out at 0.1 m/s (in about 40 ms); with
+  // stabilization off the overlap stays.
+  auto run = [&](const char* name, double stabilization) {
+    fs::path scene = write_scene(dir, std::string(name) + ".json", fmt::format(R"({{"time_step": 0.001, "steps": 200,
+      "solver": {{"stabilization_speed": {}}},
+      "bodies": [{{"id": "floor", "shape": {{"type": "plane"}}, "fixed": true}},
+                 {{"id": "box", "shape": {{"type": "box", "half_extents": [0.1, 0.1, 0.05]}}, "position": [0, 0, 0.046],
+                   "mass": 1}}]}})", stabilization));
+    REQUIRE(stagger("run " + scene.string() + " --quiet --out " + (dir / name).string(), dir).code == 0);
+    return nlohmann::json::parse(slurp(dir / name / "summary.json"));
+  };
+  auto pushed_out = run("pushed", 0.1);
+  REQUIRE(pushed_out["max_penetration"].get<double>() > 0.003);
+  REQUIRE(pushed_out["final_penetration"].get<double>() < 1e-4);
+  auto kept = run("kept", 0.0);
+  REQUIRE(kept["final_penetration"].get<double>() == Approx(0.004).margin(2e-4));
   fs::remove_all(dir);
 }
