@@ -9,7 +9,9 @@
 # The run outlives a session's machine: SAVE=1 copies its checkpoint (xz) and summary beside the CSV
 # (bunny_2000_whole.checkpoint.xz, bunny_2000_whole.summary.json) to be committed, and a fresh checkout
 # goes on from them.
-#   MACHINE=epyc-2core [THREADS=2] [STRETCH=250] [UNTIL=3500] [SAVE=1] bench/run_bunny_whole.sh
+# RUN names another run of the same scene (its own out/ directory and files; default bunny_2000_whole):
+# e.g. a fresh run after the scene's solver settings changed, the finished one kept for comparison.
+#   MACHINE=epyc-2core [THREADS=2] [STRETCH=250] [UNTIL=3500] [SAVE=1] [RUN=name] bench/run_bunny_whole.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 machine="${MACHINE:-$(hostname)-$(nproc)core}"
@@ -17,15 +19,16 @@ threads="${THREADS:-$(nproc)}"
 stretch="${STRETCH:-250}"
 until_step="${UNTIL:-3500}"
 scene=scenes/bunny_drop_2000.json
-run_dir=out/bunny_whole
+name="${RUN:-bunny_2000_whole}"
+run_dir="out/${RUN:-bunny_whole}"
 out="bench/results/${machine}_cpu"
-csv="$out/bunny_2000_whole.csv"
+csv="$out/$name.csv"
 mkdir -p "$out" "$run_dir"
 [ -x build/stagger ] || scripts/setup.sh
 command -v jq >/dev/null || scripts/ensure_packages.sh jq
 
-saved_checkpoint="$out/bunny_2000_whole.checkpoint.xz"
-saved_summary="$out/bunny_2000_whole.summary.json"
+saved_checkpoint="$out/$name.checkpoint.xz"
+saved_summary="$out/$name.summary.json"
 save() {
   [ "${SAVE:-0}" = 1 ] || return 0
   xz -9 -T1 -c "$run_dir/checkpoint.stagger" > "$saved_checkpoint.tmp" && mv "$saved_checkpoint.tmp" "$saved_checkpoint"

@@ -20,20 +20,12 @@ build="${BUILD:-build}"
 command -v jq >/dev/null || scripts/ensure_packages.sh jq
 commit="$(git rev-parse --short HEAD)$(git diff --quiet -- host kernels || echo -dirty)"
 
-# Writes a copy of scene $1 beside it (relative mesh paths still resolve) with solver.method $2 and
-# solver.inner_tolerance_ratio $3, comments stripped; the name gets suffix $4. Prints the copy's path.
+# A copy of scene $1 beside it with solver.method $2 and solver.inner_tolerance_ratio $3, its name
+# suffixed by $4; prints the copy's path.
 scene_copy() {
   local copy
   copy="$(dirname "$1")/.ratio_$2_$3.json"
-  python3 - "$1" "$2" "$3" "$4" "$copy" <<'PY'
-import json, sys
-text = "\n".join(l for l in open(sys.argv[1]).read().split("\n") if not l.lstrip().startswith("//"))
-scene = json.loads(text)
-solver = scene.setdefault("solver", {})
-solver["method"], solver["inner_tolerance_ratio"] = sys.argv[2], float(sys.argv[3])
-scene["name"] = scene["name"] + sys.argv[4]
-json.dump(scene, open(sys.argv[5], "w"), indent=1)
-PY
+  bench/scene_variant.py "$1" "$copy" "$4" method="$2" inner_tolerance_ratio="$3"
   echo "$copy"
 }
 
@@ -66,7 +58,7 @@ if [ -f "$checkpoint" ]; then
 fi
 
 run() {  # scene steps
-  local method ratio copy
+  local method ratio copy list
   for method in tresca_fixed_point staggered; do
     [ "$method" = staggered ] && list=$staggered_ratios || list=$ratios
     for ratio in $list; do
@@ -76,8 +68,4 @@ run() {  # scene steps
     done
   done
 }
-run bench/scenes/spheres_pile_1k.json 1000
-run scenes/bunny_drop_100.json 2500
-run scenes/bunny_drop_2000.json 390
-run scenes/validation/card_house.json 1000
-run scenes/validation/catenary_arch.json 1000
+grep -v '^#' bench/method_scenes.txt | while read -r scene steps; do run "$scene" "$steps" < /dev/null; done

@@ -301,14 +301,14 @@ constexpr int kMaxNesting = 64;
 }  // namespace
 
 bool differs_only_in_settings(const std::string& a, const std::string& b) {
-  const auto parse_without_solver = [](const std::string& text) {
+  const auto parse_without_settings = [](const std::string& text) {
     nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
     if (doc.is_object()) {
       for (const char* key : {"solver", "output", "description"}) doc.erase(key);
     }
     return doc;
   };
-  nlohmann::json x = parse_without_solver(a), y = parse_without_solver(b);
+  nlohmann::json x = parse_without_settings(a), y = parse_without_settings(b);
   return !x.is_discarded() && x.is_object() && x == y;
 }
 
