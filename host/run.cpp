@@ -231,8 +231,6 @@ int run_command(const RunOptions& options) {
     if (!scene.output.vtk) return;
     std::vector<std::pair<double, std::string>> bodies_files, contacts_files;
     for (std::int64_t step : record.frame_steps) {
-      // A run resumed with other output settings may have CSV-only frames before this point.
-      if (!fs::exists(out / "frames" / bodies_vtp_name(step))) continue;
       bodies_files.emplace_back(double(step) * scene.time_step, bodies_vtp_name(step));
       contacts_files.emplace_back(double(step) * scene.time_step, contacts_vtp_name(step));
     }
@@ -253,7 +251,7 @@ int run_command(const RunOptions& options) {
       if (listed.empty()) listed = bodies_vtp_name(step);
     }
     record.frame_index += fmt::format("{},{:.17g},{}\n", step, world.time(), listed);
-    record.frame_steps.push_back(step);
+    if (scene.output.vtk) record.frame_steps.push_back(step);
     if (++record.frames % 100 == 1) write_index();
   };
 

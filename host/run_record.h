@@ -34,7 +34,7 @@ struct RunRecord {
   std::map<std::string, std::vector<TrackPoint>> tracks;
   std::string frame_index = "step,time,file\n";
   int frames = 0;
-  std::vector<std::int64_t> frame_steps;  // the steps of the frames written (for the .pvd collections)
+  std::vector<std::int64_t> frame_steps;  // the steps of the VTK frames written (the .pvd collections)
 
   // `first_step`: the run's first step, whose overlap is the scene's initial placement.
   void add(const StepReport& report, bool first_step);
