@@ -136,7 +136,8 @@ int main(int argc, char** argv) {
       if (!series_dir.empty()) {
         fs::create_directories(series_dir);
         series.open(fs::path(series_dir) / fmt::format("{}_{}.csv", scene.name, label));
-        series << "step,time,wall_ms,contacts,islands,outer_iterations_max,inner_iterations,converged,natural_map_error\n";
+        series << "step,time,wall_ms,contacts,islands,outer_iterations_max,inner_iterations,converged,natural_map_error,"
+                  "signorini_violation,overlap_before\n";
       }
       double contacts = 0, islands = 0, inner = 0, outer = 0, solves = 0, converged = 0, max_pen = 0, work = 0;
       StepQuality worst;
@@ -162,9 +163,9 @@ int main(int argc, char** argv) {
         worst.penetration_after = r.quality.penetration_after;  // the last step's (linearized)
         nm_sum += r.quality.natural_map_error;
         if (series.is_open())
-          series << fmt::format("{},{:.6g},{:.4f},{},{},{},{},{},{:.4g}\n", s + 1, world.time(), ms, r.contacts,
-                                r.islands, r.outer_iterations_max, r.inner_iterations, r.converged ? 1 : 0,
-                                r.quality.natural_map_error);
+          series << fmt::format("{},{:.6g},{:.4f},{},{},{},{},{},{:.4g},{:.4g},{:.4g}\n", s + 1, world.time(), ms,
+                                r.contacts, r.islands, r.outer_iterations_max, r.inner_iterations, r.converged ? 1 : 0,
+                                r.quality.natural_map_error, r.quality.signorini_violation, r.overlap_before);
       }
       double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       // Device memory the run holds at its end (the solver's arrays only grow): against the largest

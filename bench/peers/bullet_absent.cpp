@@ -3,7 +3,7 @@
 
 namespace stagger::peers {
 
-std::unique_ptr<PeerWorld> make_bullet_world(const Scene&) {
+std::unique_ptr<PeerWorld> make_bullet_world(const Scene&, int) {
   throw Unsupported("Bullet is not installed (libbullet-dev); bench/peers/run.sh installs it");
 }
 

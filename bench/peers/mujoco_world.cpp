@@ -120,6 +120,11 @@ class MujocoWorld : public PeerWorld {
     const mjtNum* q = data_->xquat + 4 * body_[i];
     return {q[0], q[1], q[2], q[3]};
   }
+  Vec3d velocity(int i) const override {
+    if (body_[i] < 0) return {0, 0, 0};
+    const mjtNum* v = data_->qvel + model_->jnt_dofadr[model_->body_jntadr[body_[i]]];  // world frame
+    return {v[0], v[1], v[2]};
+  }
   std::string settings() const override {
     return fmt::format("{} {} iterations tol {:g}, elliptic cones, default solref/solimp, friction max-combined",
                        newton_ ? "Newton" : "PGS", kIterations, kTolerance);

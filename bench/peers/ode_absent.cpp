@@ -3,7 +3,7 @@
 
 namespace stagger::peers {
 
-std::unique_ptr<PeerWorld> make_ode_world(const Scene&) {
+std::unique_ptr<PeerWorld> make_ode_world(const Scene&, int) {
   throw Unsupported("ODE is not installed (libode-dev); bench/peers/run.sh installs it");
 }
 

@@ -20,6 +20,7 @@ class PeerWorld {
   // Pose of scene body i (fixed bodies: where the scene put them).
   virtual Vec3d position(int body) const = 0;
   virtual Quatd orientation(int body) const = 0;
+  virtual Vec3d velocity(int body) const = 0;  // linear velocity, world frame (fixed bodies: zero)
   virtual std::string settings() const = 0;  // the engine's solver settings, for the CSV
 };
 
@@ -29,8 +30,10 @@ struct Unsupported : std::runtime_error {
 };
 
 std::unique_ptr<PeerWorld> make_stagger_world(const Scene& scene);
-std::unique_ptr<PeerWorld> make_ode_world(const Scene& scene);     // throws Unsupported without ODE
-std::unique_ptr<PeerWorld> make_bullet_world(const Scene& scene);  // throws Unsupported without Bullet
+// `iterations`: the solver's iteration count; 0 keeps the engine's default (ODE QuickStep's 20,
+// Bullet's 10). Both throw Unsupported without their engine.
+std::unique_ptr<PeerWorld> make_ode_world(const Scene& scene, int iterations);
+std::unique_ptr<PeerWorld> make_bullet_world(const Scene& scene, int iterations);
 // Newton solver when `newton`, else PGS; throws Unsupported without MuJoCo.
 std::unique_ptr<PeerWorld> make_mujoco_world(const Scene& scene, bool newton);
 

@@ -14,9 +14,10 @@ class StaggerWorld : public PeerWorld {
   void step() override { world_.step(); }
   Vec3d position(int i) const override { return world_.bodies().x[i]; }
   Quatd orientation(int i) const override { return world_.bodies().q[i]; }
+  Vec3d velocity(int i) const override { return world_.bodies().v[i]; }
   std::string settings() const override {
     const SolverSettings& s = world_.scene().solver;
-    return fmt::format("staggered tol {:g} max_outer {}", s.tolerance, s.max_outer_iterations);
+    return fmt::format("{} tol {:g} max_outer {}", method_name(s.method), s.tolerance, s.max_outer_iterations);
   }
 
  private:
