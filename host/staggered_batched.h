@@ -33,12 +33,6 @@ struct SumOp {
   template <class R>
   STAGGER_HD STAGGER_INLINE R operator()(R a, R b) const { return a + b; }
 };
-struct MaxOp {
-  template <class T>
-  STAGGER_HD STAGGER_INLINE Vec3<T> operator()(Vec3<T> a, Vec3<T> b) const {
-    return {max_of(a.x, b.x), max_of(a.y, b.y), max_of(a.z, b.z)};
-  }
-};
 
 template <class Exec, class T = double>
 struct StaggeredBatched {
@@ -62,14 +56,13 @@ struct StaggeredBatched {
   Array<Vec3<T>> impulse_, v_, w_;
   Array<T> shift_;  // successive relaxation's normal shift per contact
   Array<T> bound_;  // the Tresca fixed point's friction radii mu*alpha (previous outer iteration)
+  Array<T> scale_n_, scale_t_;  // per contact: APGD's diagonal scales (kernels/apgd.h)
   // Per-block partial sums and their per-island totals.
   Array<ApgdTerms<T>> block_terms_, island_terms_;
   Array<T> block_value_, island_value_;
-  Array<Vec3<T>> block_diagonal_, island_diagonal_;
   Array<ApgdIsland<T>> apgd_;
   Array<T> scale_, error_, best_error_, tau_, lipschitz_contact_, lipschitz_friction_;
   Array<T> peak_contact_, peak_friction_;  // per island: the largest L accepted this step (next step's hint)
-  Array<T> diagonal_[4];                    // per QpPhase and island: largest diagonal entry of W
   // Island masks: all, still in the outer loop, touched by this APGD pass, iterating, improved.
   Array<int> all_, outer_, touched_, active_, improved_;
   Array<IslandStats> stats_;
@@ -123,14 +116,14 @@ struct StaggeredBatched {
     Exec::fill(w_, nb, zero);
     Exec::fill(shift_, nc, T(0));
     Exec::fill(bound_, nc, T(0));
+    Exec::fill(scale_n_, nc, T(1));
+    Exec::fill(scale_t_, nc, T(1));
     Exec::fill(apgd_, ni, ApgdIsland<T>{});
     Exec::fill(island_terms_, ni, ApgdTerms<T>{0, 0, 0, 0});
     Exec::fill(island_value_, ni, T(0));
-    Exec::fill(island_diagonal_, ni, zero);
     for (Array<T>* v : {&scale_, &error_, &best_error_, &tau_, &lipschitz_contact_, &lipschitz_friction_,
                              &peak_contact_, &peak_friction_})
       Exec::fill(*v, ni, T(0));
-    for (Array<T>& d : diagonal_) Exec::fill(d, ni, T(0));
     Exec::fill(all_, ni, 1);
     for (Array<int>* v : {&outer_, &touched_, &active_, &improved_}) Exec::fill(*v, ni, 0);
     Exec::fill(stats_, ni, IslandStats{});
@@ -153,7 +146,6 @@ struct StaggeredBatched {
     exec.plan_islands(island_block_begin);
     Exec::fill(block_terms_, blocks_host_.size(), ApgdTerms<T>{0, 0, 0, 0});
     Exec::fill(block_value_, blocks_host_.size(), T(0));
-    Exec::fill(block_diagonal_, blocks_host_.size(), Vec3<T>{0, 0, 0});
   }
 
   // u = u^p + M^-1 J^T gamma (from impulse_) for the bodies of masked islands.
@@ -274,16 +266,14 @@ struct StaggeredBatched {
     island_reduce(run, block_value_, SumOp{}, T(0), island_value_);
     T* lipschitz = ptr(phase == QpPhase::friction ? lipschitz_friction_ : lipschitz_contact_);
     T* peak = ptr(phase == QpPhase::friction ? peak_friction_ : peak_contact_);
-    const T* diagonal = ptr(diagonal_[int(phase)]);
     const T *tau = ptr(tau_), *scale = ptr(scale_), *r2 = ptr(island_value_);
-    const T tiny = std::numeric_limits<T>::min();
     exec.for_each(ni, [=] STAGGER_HD(int i) {
       ApgdIsland<T>& s = apgd[i];
       s = ApgdIsland<T>{};
       if (!run_mask[i]) return;
-      // L is at least the largest diagonal entry of the island's Delassus block; the previous
+      // L is at least 1, the largest diagonal entry of the scaled Delassus block; the previous
       // estimate (from this step's earlier passes or the previous step) is usually closer.
-      s.lipschitz = max_of(max_of(lipschitz[i], diagonal[i]), tiny);
+      s.lipschitz = max_of(lipschitz[i], T(1));
       s.tolerance = tau[i];
       s.scale = scale[i];
       s.best_residual = sqrt_of(r2[i]) * s.scale;
@@ -510,28 +500,11 @@ struct StaggeredBatched {
     finish_outer_loop();
   }
 
-  // Per island, the largest Delassus diagonal entry of each phase's rows: a lower bound of L.
-  void delassus_diagonals() {
+  // APGD's per-contact diagonal scales (kernels/apgd.h).
+  void contact_scales() {
     const ProblemView<T> p = p_;
-    block_reduce(
-        all_,
-        [=] STAGGER_HD(int k) {
-          T dn = delassus_row_norm(p, k, p.normal[k]);
-          T dt = max_of(delassus_row_norm(p, k, p.tangent1[k]), delassus_row_norm(p, k, p.tangent2[k]));
-          return Vec3<T>{dn, dt, T(0)};
-        },
-        MaxOp{}, Vec3<T>{0, 0, 0}, block_diagonal_);
-    island_reduce(all_, block_diagonal_, MaxOp{}, Vec3<T>{0, 0, 0}, island_diagonal_);
-    const Vec3<T>* island_diagonal = ptr(island_diagonal_);
-    T *contact = ptr(diagonal_[int(QpPhase::contact)]), *friction = ptr(diagonal_[int(QpPhase::friction)]),
-           *both = ptr(diagonal_[int(QpPhase::both)]), *tresca = ptr(diagonal_[int(QpPhase::tresca)]);
-    exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
-      const Vec3<T> m = island_diagonal[i];
-      contact[i] = m.x;
-      friction[i] = m.y;
-      both[i] = max_of(m.x, m.y);
-      tresca[i] = both[i];
-    });
+    T *sn = ptr(scale_n_), *st = ptr(scale_t_);
+    for_contacts(all_, [=] STAGGER_HD(int k) { delassus_scales(p, k, sn[k], st[k]); });
   }
 
   // Island scales 1 / max(|b|, b_floor) from the free (predictor) velocities.
@@ -608,10 +581,12 @@ struct StaggeredBatched {
     resize(structure);
     p_ = view;
     p_.friction_bound = ptr(bound_);
+    p_.scale_n = ptr(scale_n_);
+    p_.scale_t = ptr(scale_t_);
     build_blocks(structure);
     dense_.plan(structure, controls.dense_max_contacts < 0 ? Exec::kDenseMaxContacts : controls.dense_max_contacts);
     dense_.assemble(exec, p_);
-    delassus_diagonals();
+    contact_scales();
     island_scales();
     warm_start(structure);
     switch (settings.method) {

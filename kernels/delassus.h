@@ -92,8 +92,7 @@ STAGGER_HD STAGGER_INLINE void contact_rows(const ProblemView<T>& p, int k, Vec3
   friction_rows(p, vel, g_beta + k * p.friction_dims);
 }
 
-// Diagonal of W for contact k's rows: the largest one bounds from below the Lipschitz constant of
-// the island's QP, a safe start for backtracking.
+// Diagonal entry of W for contact k's row along `dir` (from its bodies' inverse masses and inertias).
 template <class T>
 STAGGER_HD STAGGER_INLINE T delassus_row_norm(const ProblemView<T>& p, int k, Vec3<T> dir) {
   T d = T(0);
@@ -109,13 +108,13 @@ STAGGER_HD STAGGER_INLINE T delassus_row_norm(const ProblemView<T>& p, int k, Ve
   return d;
 }
 
+// APGD's diagonal scales of contact k (kernels/apgd.h): the Delassus diagonal of its normal row and the
+// larger of its tangent rows' (the two tangent rows share a scale, so that the friction disk stays a
+// disk). Never zero: a contact touches at least one dynamic body.
 template <class T>
-STAGGER_HD STAGGER_INLINE T delassus_diagonal_max(const ProblemView<T>& p, int k, QpPhase phase) {
-  T dn = delassus_row_norm(p, k, p.normal[k]);
-  T dt = max_of(delassus_row_norm(p, k, p.tangent1[k]), delassus_row_norm(p, k, p.tangent2[k]));
-  if (phase == QpPhase::contact) return dn;
-  if (phase == QpPhase::friction) return dt;
-  return max_of(dn, dt);
+STAGGER_HD STAGGER_INLINE void delassus_scales(const ProblemView<T>& p, int k, T& scale_n, T& scale_t) {
+  scale_n = delassus_row_norm(p, k, p.normal[k]);
+  scale_t = max_of(delassus_row_norm(p, k, p.tangent1[k]), delassus_row_norm(p, k, p.tangent2[k]));
 }
 
 }  // namespace stagger

@@ -34,6 +34,10 @@ struct ProblemView {
   const T* rhs = nullptr;            // c_k of SOLVER.md
   const int* contact_island = nullptr;
   const T* friction_bound = nullptr;  // solver state, not problem data: the tresca phase's radii
+  // Solver state too: APGD's per-contact diagonal scales (host/staggered_batched.h), the Delassus
+  // diagonal of the contact's normal row and the larger of its two tangent rows; null: all 1.
+  const T* scale_n = nullptr;
+  const T* scale_t = nullptr;
 
   // Solver bodies: the dynamic bodies that touch something.
   const Vec3<T>* v_pred = nullptr;   // predictor velocities u^p
