@@ -241,7 +241,10 @@ void parse_solver(const JsonNode& node, SolverSettings& s) {
     else f->fail(fmt::format("unknown friction model \"{}\" (expected cone or pyramid)", v));
   }
   if (auto p = node.find("pyramid_facets")) s.pyramid_facets = int(p->integer_in(3, kMaxFacets));
-  if (auto t = node.find("tolerance")) s.tolerance = t->positive();
+  if (auto t = node.find("tolerance")) {
+    s.tolerance = t->positive();
+    s.tolerance_set = true;
+  }
   if (auto t = node.find("max_outer_iterations")) s.max_outer_iterations = int(t->integer_in(1, 1'000'000));
   if (auto t = node.find("inner_tolerance")) s.inner_tolerance = t->positive();
   if (auto t = node.find("inner_tolerance_ratio")) s.inner_tolerance_ratio = t->in_range(0.0, 1.0);
@@ -453,12 +456,14 @@ const char* method_name(Method method) {
     case Method::ccp: return "ccp";
     case Method::successive_relaxation: return "successive_relaxation";
     case Method::tresca_fixed_point: return "tresca_fixed_point";
+    case Method::automatic: return "auto";
   }
   return "?";
 }
 
 std::optional<Method> method_from_name(std::string_view name) {
-  for (Method m : {Method::staggered, Method::ccp, Method::successive_relaxation, Method::tresca_fixed_point})
+  for (Method m : {Method::automatic, Method::staggered, Method::ccp, Method::successive_relaxation,
+                   Method::tresca_fixed_point})
     if (name == method_name(m)) return m;
   return std::nullopt;
 }

@@ -58,6 +58,13 @@ struct StaggeredBatched {
   Array<T> shift_;  // successive relaxation's normal shift per contact
   Array<T> bound_;  // the Tresca fixed point's friction radii mu*alpha (previous outer iteration)
   Array<T> scale_n_, scale_t_;  // per contact: APGD's diagonal scales (kernels/apgd.h)
+  // Per island, its settings once "auto" is resolved (island_settings, host/scene.h): the outer
+  // tolerance, the inner tolerance's ratio and endgame fraction, and the phase of each QP it runs.
+  Array<T> tolerance_, tau_ratio_, tau_endgame_;
+  Array<int> phase_judged_, phase_friction_, phase_both_;
+  Array<int> staggered_, tresca_, between_;  // island masks: by method; the current "between" pass
+  Array<int> stalled_;  // per island: its outer error stopped improving (no endgame floor any more)
+  bool any_staggered_ = false, any_tresca_ = false;
   // Per-block partial sums and their per-island totals.
   Array<ApgdTerms<T>> block_terms_, island_terms_;
   Array<T> block_value_, island_value_;
@@ -126,6 +133,10 @@ struct StaggeredBatched {
                              &peak_contact_, &peak_friction_})
       Exec::fill(*v, ni, T(0));
     Exec::fill(all_, ni, 1);
+    Exec::fill(phase_friction_, ni, int(QpPhase::friction));
+    Exec::fill(phase_both_, ni, int(QpPhase::both));
+    Exec::fill(between_, ni, 0);
+    Exec::fill(stalled_, ni, 0);
     for (Array<int>* v : {&outer_, &touched_, &active_, &improved_}) Exec::fill(*v, ni, 0);
     Exec::fill(stats_, ni, IslandStats{});
   }
@@ -228,11 +239,12 @@ struct StaggeredBatched {
     });
   }
 
-  // One QP of `phase` on the islands with run[i] != 0, from cur_ to tolerance tau_[i]; result in cur_.
-  void run_qp(QpPhase phase, Array<int>& run, int max_iterations) {
+  // One QP on each island with run[i] != 0, of the island's phase phase_of[i] (a QpPhase), from cur_ to
+  // tolerance tau_[i]; result in cur_.
+  void run_qp(Array<int>& phase_of, Array<int>& run, int max_iterations) {
     const ProblemView<T> p = p_;
     const int nt = nt_, ni = p.num_islands;
-    const bool alpha_moves = moves_alpha(phase), beta_moves = moves_beta(phase);
+    const int* phases = ptr(phase_of);
     T *xa = ptr(x_.alpha), *xb = ptr(x_.beta), *ya = ptr(y_.alpha), *yb = ptr(y_.beta);
     T *xpa = ptr(xp_.alpha), *xpb = ptr(xp_.beta), *xba = ptr(xbest_.alpha), *xbb = ptr(xbest_.beta);
     T *gxa = ptr(gx_.alpha), *gxb = ptr(gx_.beta), *gya = ptr(gy_.alpha), *gyb = ptr(gy_.beta);
@@ -246,6 +258,7 @@ struct StaggeredBatched {
     // Start point: the current unknowns projected onto this phase's set; x = y = x+ (x is also the
     // best point so far: ApgdIsland::best_in_x), and the gradient there (g(y) = g(x)).
     for_contacts(run, [=] STAGGER_HD(int k) {
+      const QpPhase phase = QpPhase(phases[p.contact_island[k]]);
       T a, b[kMaxFacets];
       load_unknowns(p, k, ca, cb, a, b);
       project_phase(p, k, phase, a, b);
@@ -261,12 +274,14 @@ struct StaggeredBatched {
           contact_rows(p, k, vel(k), shift[k], gxa, gxb);
           gya[k] = gxa[k];
           copy_friction(nt, gxb + k * nt, gyb + k * nt);
-          return projected_gradient_residual(p, k, phase, xa, xb, gxa, gxb);
+          return projected_gradient_residual(p, k, QpPhase(phases[p.contact_island[k]]), xa, xb, gxa, gxb);
         },
         SumOp{}, T(0), block_value_);
     island_reduce(run, block_value_, SumOp{}, T(0), island_value_);
-    T* lipschitz = ptr(phase == QpPhase::friction ? lipschitz_friction_ : lipschitz_contact_);
-    T* peak = ptr(phase == QpPhase::friction ? peak_friction_ : peak_contact_);
+    // A friction QP keeps its own L (estimates and next step's hints); contact and Tresca QPs, one of
+    // which an island runs, share the other.
+    T *lipschitz_f = ptr(lipschitz_friction_), *lipschitz_c = ptr(lipschitz_contact_);
+    T *peak_f = ptr(peak_friction_), *peak_c = ptr(peak_contact_);
     const T *tau = ptr(tau_), *scale = ptr(scale_), *r2 = ptr(island_value_);
     exec.for_each(ni, [=] STAGGER_HD(int i) {
       ApgdIsland<T>& s = apgd[i];
@@ -274,7 +289,7 @@ struct StaggeredBatched {
       if (!run_mask[i]) return;
       // L is at least 1, the largest diagonal entry of the scaled Delassus block; the previous
       // estimate (from this step's earlier passes or the previous step) is usually closer.
-      s.lipschitz = max_of(lipschitz[i], T(1));
+      s.lipschitz = max_of(QpPhase(phases[i]) == QpPhase::friction ? lipschitz_f[i] : lipschitz_c[i], T(1));
       s.start_lipschitz = s.lipschitz;
       s.tolerance = tau[i];
       s.scale = scale[i];
@@ -295,14 +310,16 @@ struct StaggeredBatched {
         active[i] = apgd[i].active;
       });
       for_contacts(touched_, [=] STAGGER_HD(int k) {
-        const ApgdIsland<T>& s = apgd[p.contact_island[k]];
+        const int i = p.contact_island[k];
+        const ApgdIsland<T>& s = apgd[i];
+        const QpPhase phase = QpPhase(phases[i]);
         if (s.accepted) {
           if (s.save_best) {
             xba[k] = xa[k];
             copy_friction(nt, xb + k * nt, xbb + k * nt);
           }
-          if (alpha_moves) apgd_accept(1, s.momentum, xa + k, ya + k, xpa + k, gxa + k, gya + k, gxpa + k);
-          if (beta_moves) {
+          if (moves_alpha(phase)) apgd_accept(1, s.momentum, xa + k, ya + k, xpa + k, gxa + k, gya + k, gxpa + k);
+          if (moves_beta(phase)) {
             const int o = k * nt;
             apgd_accept(nt, s.momentum, xb + o, yb + o, xpb + o, gxb + o, gyb + o, gxpb + o);
           }
@@ -315,7 +332,8 @@ struct StaggeredBatched {
           active_,
           [=] STAGGER_HD(int k) {
             contact_rows(p, k, vel(k), shift[k], gxpa, gxpb);
-            return apgd_terms(p, k, phase, xa, xb, ya, yb, xpa, xpb, gya, gyb, gxpa, gxpb);
+            return apgd_terms(p, k, QpPhase(phases[p.contact_island[k]]), xa, xb, ya, yb, xpa, xpb, gya, gyb, gxpa,
+                              gxpb);
           },
           SumOp{}, ApgdTerms<T>{0, 0, 0, 0}, block_terms_);
       island_reduce(active_, block_terms_, SumOp{}, ApgdTerms<T>{0, 0, 0, 0}, island_terms_);
@@ -330,8 +348,10 @@ struct StaggeredBatched {
     IslandStats* stats = ptr(stats_);
     exec.for_each(ni, [=] STAGGER_HD(int i) {
       if (!run_mask[i]) return;
-      lipschitz[i] = apgd[i].lipschitz;
-      peak[i] = max_of(peak[i], next_lipschitz_hint(apgd[i]));
+      const bool friction = QpPhase(phases[i]) == QpPhase::friction;
+      (friction ? lipschitz_f : lipschitz_c)[i] = apgd[i].lipschitz;
+      T& peak = (friction ? peak_f : peak_c)[i];
+      peak = max_of(peak, next_lipschitz_hint(apgd[i]));
       stats[i].inner_iterations += apgd[i].iterations;
     });
     // The best point: x, or the copy saved when x moved on to a worse point.
@@ -345,9 +365,9 @@ struct StaggeredBatched {
 
   // After an outer iteration's error evaluation: count it, keep each island's best pair (errors
   // are not monotone), retire the islands that met the tolerance. Returns whether any island goes on.
-  bool record_outer_iteration(int iteration, T tolerance) {
-    int *outer = ptr(outer_), *improved = ptr(improved_);
-    const T* error = ptr(error_);
+  bool record_outer_iteration(int iteration) {
+    int *outer = ptr(outer_), *improved = ptr(improved_), *stalled = ptr(stalled_);
+    const T *error = ptr(error_), *tolerance = ptr(tolerance_);
     T* best = ptr(best_error_);
     IslandStats* stats = ptr(stats_);
     const T huge = std::numeric_limits<T>::max();
@@ -355,11 +375,12 @@ struct StaggeredBatched {
       improved[i] = 0;
       if (!outer[i]) return;
       stats[i].outer_iterations = iteration;
+      if (!(error[i] <= T(0.9) * best[i])) stalled[i] = 1;  // outer_error_stalled (host/scene.h) on the best
       if (error[i] < best[i] || !(abs_of(best[i]) <= huge)) {  // the first error, also when non-finite
         best[i] = error[i];
         improved[i] = 1;
       }
-      if (error[i] <= tolerance) {
+      if (error[i] <= tolerance[i]) {
         stats[i].converged = true;
         outer[i] = 0;
       }
@@ -369,14 +390,17 @@ struct StaggeredBatched {
   }
 
   // Sets tau_ for the islands in the outer loop: a fraction of their current error, not below the
-  // inner tolerance (or the inner tolerance alone).
+  // inner tolerance nor the endgame fraction of the outer tolerance (inner_tolerance_for, host/scene.h);
+  // or the inner tolerance alone.
   void inner_tolerances(const SolverSettings& s, bool adaptive) {
-    const int* outer = ptr(outer_);
-    const T* error = ptr(error_);
+    const int *outer = ptr(outer_), *stalled = ptr(stalled_);
+    const T *error = ptr(error_), *ratio = ptr(tau_ratio_), *endgame = ptr(tau_endgame_), *tolerance = ptr(tolerance_);
     T* tau = ptr(tau_);
-    const T floor = T(s.inner_tolerance), ratio = T(inner_tolerance_ratio(s));
+    const T floor = T(s.inner_tolerance);
     exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
-      if (outer[i]) tau[i] = adaptive ? max_of(floor, ratio * error[i]) : floor;
+      if (outer[i])
+        tau[i] = adaptive ? max_of(max_of(floor, ratio[i] * error[i]), stalled[i] ? T(0) : endgame[i] * tolerance[i])
+                          : floor;
     });
   }
 
@@ -385,9 +409,11 @@ struct StaggeredBatched {
     int* outer = ptr(outer_);
     T* best = ptr(best_error_);
     const T inf = std::numeric_limits<T>::infinity();
+    int* stalled = ptr(stalled_);
     exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
       outer[i] = 1;
       best[i] = inf;
+      stalled[i] = 0;
     });
   }
 
@@ -403,52 +429,73 @@ struct StaggeredBatched {
   // accept a warm start just under the tolerance unrefined, which lets a sliding block drift 2%
   // off), but never tighter than a tenth of the outer tolerance: a good warm start then costs few
   // iterations.
-  void errors_of_warm_start(T tolerance) {
+  void errors_of_warm_start() {
     island_errors(all_);
     T* error = ptr(error_);
-    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { error[i] = max_of(error[i], tolerance); });
+    const T* tolerance = ptr(tolerance_);
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { error[i] = max_of(error[i], tolerance[i]); });
   }
 
-  // SOLVER.md's outer loop, shared by Staggered Projections and the Tresca fixed point: each iteration
-  // runs a QP of phase `judged`, judges the islands' pairs by their error, and `between` prepares the
-  // next iteration of the islands still in the loop.
-  template <class Between>
-  void outer_loop(const SolverSettings& s, const SolveControls& c, QpPhase judged, Between between) {
-    errors_of_warm_start(T(s.tolerance));
+  // mask = a & b, per island.
+  void both_masks(Array<int>& a, Array<int>& b, Array<int>& mask) {
+    const int *x = ptr(a), *y = ptr(b);
+    int* m = ptr(mask);
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { m[i] = x[i] && y[i]; });
+  }
+
+  // SOLVER.md's outer loop for the exact Coulomb problem, each island by its own method: every
+  // iteration runs the QP an island is judged on, judges each island's pair by its error, then
+  // prepares the next iteration of the islands still in the loop. Staggered Projections: a contact QP
+  // (friction held), then a friction QP. The Tresca fixed point (docs/method.md): one QP over alpha and
+  // beta together with |beta_k| <= bound_k, mu_k alpha_k of the previous iterate, then new radii, so
+  // the normal and friction impulses of sticking contacts settle in one APGD run instead of
+  // negotiating across outer iterations. Both stop on the same Coulomb natural-map error.
+  void solve_coulomb(const SolverSettings& s, const SolveControls& c) {
+    if (any_tresca_) update_bound(tresca_, true);  // from the warm start's alpha (the error reads no bound)
+    errors_of_warm_start();
     start_outer_loop();
     trace(c, 0);
     for (int it = 1; it <= s.max_outer_iterations; ++it) {
       inner_tolerances(s, c.adaptive_inner_tolerance);
-      run_qp(judged, outer_, s.max_inner_iterations);
+      run_qp(phase_judged_, outer_, s.max_inner_iterations);
       island_errors(outer_);
-      bool any = record_outer_iteration(it, s.tolerance);
+      bool any = record_outer_iteration(it);
       trace(c, it);
       if (!any) break;
-      between();
+      if (any_staggered_) {
+        both_masks(outer_, staggered_, between_);
+        run_qp(phase_friction_, between_, s.max_inner_iterations);
+      }
+      if (any_tresca_) {
+        both_masks(outer_, tresca_, between_);
+        update_bound(between_, false);
+      }
     }
     finish_outer_loop();
   }
 
-  // A contact QP judged, then a friction QP for the next iteration.
-  void solve_staggered(const SolverSettings& s, const SolveControls& c) {
-    outer_loop(s, c, QpPhase::contact, [&] { run_qp(QpPhase::friction, outer_, s.max_inner_iterations); });
-  }
-
   void solve_ccp(const SolverSettings& s) {
-    Exec::fill(tau_, p_.num_islands, T(s.tolerance));
+    copy_islands(tolerance_, tau_);
     long long budget = 1LL * s.max_inner_iterations * s.max_outer_iterations;
     if (budget > (1LL << 30)) budget = 1LL << 30;
-    run_qp(QpPhase::both, all_, int(budget));
+    run_qp(phase_both_, all_, int(budget));
     IslandStats* stats = ptr(stats_);
     const ApgdIsland<T>* apgd = ptr(apgd_);
-    const T tolerance = s.tolerance;
+    const T* tolerance = ptr(tolerance_);
     exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
       stats[i].outer_iterations = 1;
-      stats[i].converged = apgd[i].best_residual <= tolerance;  // the relaxed problem's own error
+      stats[i].converged = apgd[i].best_residual <= tolerance[i];  // the relaxed problem's own error
     });
     island_errors(all_);
     const T* error = ptr(error_);
     exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { stats[i].error = error[i]; });
+  }
+
+  // to[i] = from[i] for every island.
+  void copy_islands(Array<T>& from, Array<T>& to) {
+    const T* f = ptr(from);
+    T* t = ptr(to);
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { t[i] = f[i]; });
   }
 
   // Shifts the normal rows by Gamma_k = mu |v_t| of the current velocities (Anitescu-Hart 2004), so
@@ -478,28 +525,45 @@ struct StaggeredBatched {
     });
   }
 
-  // The Tresca fixed point (docs/method.md): one QP per outer iteration over alpha and beta together,
-  // alpha >= 0 and |beta_k| <= bound_k, mu_k alpha_k of the previous iterates, so the normal and friction
-  // impulses of sticking contacts settle in the same APGD run instead of negotiating across outer
-  // iterations. Stops on the same Coulomb natural-map error, starts like the staggered loop.
-  void solve_tresca(const SolverSettings& s, const SolveControls& c) {
-    update_bound(all_, true);  // from the warm start's alpha (the error check that follows reads no bound)
-    outer_loop(s, c, QpPhase::tresca, [&] { update_bound(outer_, false); });
-  }
-
   void solve_successive_relaxation(const SolverSettings& s) {
     start_outer_loop();
     island_errors(all_);  // also leaves the warm start's contact velocities
     update_shift(all_);
     for (int it = 1; it <= s.max_outer_iterations; ++it) {
       inner_tolerances(s, true);
-      run_qp(QpPhase::both, outer_, s.max_inner_iterations);
+      run_qp(phase_both_, outer_, s.max_inner_iterations);
       island_errors(outer_);
-      bool any = record_outer_iteration(it, s.tolerance);
+      bool any = record_outer_iteration(it);
       if (!any) break;
       update_shift(outer_);
     }
     finish_outer_loop();
+  }
+
+  // Each island's settings, "auto" resolved by its contact count (island_settings, host/scene.h).
+  void island_settings_of(const ContactProblem& structure, const SolverSettings& settings) {
+    const int ni = structure.num_islands();
+    std::vector<T> tolerance(ni), ratio(ni), endgame(ni);
+    std::vector<int> judged(ni), staggered(ni), tresca(ni);
+    any_staggered_ = any_tresca_ = false;
+    for (int i = 0; i < ni; ++i) {
+      const SolverSettings s =
+          island_settings(settings, structure.island_contact_begin[i + 1] - structure.island_contact_begin[i]);
+      tolerance[i] = T(s.tolerance);
+      ratio[i] = T(inner_tolerance_ratio(s));
+      endgame[i] = T(s.inner_tolerance_endgame);
+      staggered[i] = s.method == Method::staggered;
+      tresca[i] = s.method == Method::tresca_fixed_point;
+      judged[i] = int(tresca[i] ? QpPhase::tresca : QpPhase::contact);
+      any_staggered_ = any_staggered_ || staggered[i];
+      any_tresca_ = any_tresca_ || tresca[i];
+    }
+    Exec::upload(tolerance, tolerance_);
+    Exec::upload(ratio, tau_ratio_);
+    Exec::upload(endgame, tau_endgame_);
+    Exec::upload(judged, phase_judged_);
+    Exec::upload(staggered, staggered_);
+    Exec::upload(tresca, tresca_);
   }
 
   // APGD's per-contact diagonal scales (kernels/apgd.h).
@@ -591,11 +655,13 @@ struct StaggeredBatched {
     contact_scales();
     island_scales();
     warm_start(structure);
+    island_settings_of(structure, settings);
     switch (settings.method) {
-      case Method::staggered: solve_staggered(settings, controls); break;
-      case Method::tresca_fixed_point: solve_tresca(settings, controls); break;
       case Method::ccp: solve_ccp(settings); break;
       case Method::successive_relaxation: solve_successive_relaxation(settings); break;
+      case Method::staggered:
+      case Method::tresca_fixed_point:
+      case Method::automatic: solve_coulomb(settings, controls); break;
     }
     impulses(cur_, all_);  // the bodies' velocities after the impulses, on either path
     velocities_from_impulses(all_);

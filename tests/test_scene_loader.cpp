@@ -39,13 +39,25 @@ TEST_CASE("a minimal scene gets every default", "[scene]") {
   REQUIRE(s.name == "minimal");
   REQUIRE(s.gravity.z == -9.81);
   REQUIRE(s.steps == 10);
-  REQUIRE(s.solver.method == Method::staggered);
+  REQUIRE(s.solver.method == Method::automatic);
   REQUIRE(s.solver.friction_model == FrictionModel::cone);
   REQUIRE(s.solver.pyramid_facets == 8);
   REQUIRE(s.solver.tolerance == 1e-4);
+  REQUIRE_FALSE(s.solver.tolerance_set);
   REQUIRE(s.solver.max_outer_iterations == 50);
   REQUIRE(s.solver.inner_tolerance == 1e-8);
-  REQUIRE(inner_tolerance_ratio(s.solver) == 0.1);  // SOLVER.md's, for its staggered loop
+  // "auto" per island (docs/method.md, "Defaults"): a structure by SOLVER.md's staggered loop to 1e-4
+  // with its inner-tolerance ratio 0.1, a granular island by the Tresca fixed point to 3e-3.
+  const SolverSettings structure = island_settings(s.solver, kGranularIslandContacts);
+  REQUIRE(structure.method == Method::staggered);
+  REQUIRE(structure.tolerance == 1e-4);
+  REQUIRE(inner_tolerance_ratio(structure) == 0.1);
+  REQUIRE(structure.inner_tolerance_endgame == 0.0);
+  const SolverSettings granular = island_settings(s.solver, kGranularIslandContacts + 1);
+  REQUIRE(granular.method == Method::tresca_fixed_point);
+  REQUIRE(granular.tolerance == kGranularTolerance);
+  REQUIRE(inner_tolerance_ratio(granular) == 0.3);
+  REQUIRE(granular.inner_tolerance_endgame > 0.0);
   REQUIRE(s.solver.max_inner_iterations == 300);
   REQUIRE(s.solver.stabilization_speed == 0.1);
   REQUIRE_FALSE(s.solver.contact_envelope.has_value());
@@ -88,8 +100,16 @@ TEST_CASE("comments, duration, density, orientation and motions are read", "[sce
   REQUIRE(s.steps == 500);
   REQUIRE(s.solver.method == Method::ccp);
   // Every method's name reads back as that method (scene files, summaries and --method share them).
-  for (Method m : {Method::staggered, Method::ccp, Method::successive_relaxation, Method::tresca_fixed_point})
+  for (Method m : {Method::automatic, Method::staggered, Method::ccp, Method::successive_relaxation,
+                   Method::tresca_fixed_point})
     REQUIRE(method_from_name(method_name(m)) == m);
+  REQUIRE(method_name(Method::automatic) == std::string("auto"));
+  // A tolerance the scene writes holds for every island, granular ones too.
+  Scene tight = parse_scene(R"({"time_step": 0.01, "steps": 1, "solver": {"tolerance": 1e-6},
+      "bodies": [{"shape": {"type": "sphere", "radius": 1}, "mass": 1}]})", "t.json");
+  REQUIRE(tight.solver.tolerance_set);
+  REQUIRE(island_settings(tight.solver, 100000).tolerance == 1e-6);
+  REQUIRE(island_settings(tight.solver, 100000).method == Method::tresca_fixed_point);
   REQUIRE(!method_from_name("tresca"));
   REQUIRE(s.solver.friction_model == FrictionModel::pyramid);
   REQUIRE(s.solver.pyramid_facets == 6);

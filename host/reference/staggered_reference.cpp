@@ -337,8 +337,9 @@ IslandSolution solve_tresca(const IslandProblem& ip, VectorXd alpha, VectorXd be
   IslandSolution out(alpha, beta);
   double err = std::max(natural_map_error(ip, alpha, beta), s.tolerance);
   VectorXd bound_alpha = alpha.cwiseMax(0.0);  // friction radii / mu
+  bool stalled = false;
   for (int it = 1; it <= s.max_outer_iterations; ++it) {
-    const double tau = c.adaptive_inner_tolerance ? inner_tolerance_for(s, err) : s.inner_tolerance;
+    const double tau = c.adaptive_inner_tolerance ? inner_tolerance_for(s, err, stalled) : s.inner_tolerance;
     const Projection friction = friction_set(ip, bound_alpha);
     const Projection tresca = [&](VectorXd& g) {
       g.head(nc) = g.head(nc).cwiseMax(0.0);
@@ -352,6 +353,7 @@ IslandSolution solve_tresca(const IslandProblem& ip, VectorXd alpha, VectorXd be
     out.stats.inner_iterations += q.iterations;
     out.stats.outer_iterations = it;
     err = natural_map_error(ip, gamma.head(nc), gamma.tail(nc * nt));
+    stalled = stalled || outer_error_stalled(out.stats.error, err);
     const bool improved = out.offer(err, gamma.head(nc), gamma.tail(nc * nt));
     if (err <= s.tolerance) {
       out.stats.converged = true;
@@ -421,14 +423,16 @@ IslandSolution solve_relaxed(const IslandProblem& ip, VectorXd alpha, VectorXd b
   return out;
 }
 
-// One island by the scene's method, from the warm start (alpha, beta).
+// One island by the scene's method (or the one "auto" picks for it), from the warm start (alpha, beta).
 IslandSolution solve_island(const IslandProblem& ip, const VectorXd& alpha, const VectorXd& beta,
-                            const SolverSettings& settings, const SolveControls& controls) {
+                            const SolverSettings& scene_settings, const SolveControls& controls) {
+  const SolverSettings settings = island_settings(scene_settings, ip.nc);
   switch (settings.method) {
     case Method::staggered: return solve_staggered(ip, alpha, beta, settings, controls);
     case Method::ccp: return solve_relaxed(ip, alpha, beta, settings, false);
     case Method::successive_relaxation: return solve_relaxed(ip, alpha, beta, settings, true);
     case Method::tresca_fixed_point: return solve_tresca(ip, alpha, beta, settings, controls);
+    case Method::automatic: break;  // resolved by island_settings
   }
   throw std::logic_error("unknown solver method");
 }
