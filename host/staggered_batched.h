@@ -53,9 +53,11 @@ struct StaggeredBatched {
   std::vector<int> island_contact_begin_host_;
   Array<ContactBlock> blocks_;
   Array<int> island_block_begin_;
-  Unknowns cur_, best_, x_, y_, xp_, gx_, gy_, gxp_, xbest_;
+  Unknowns cur_, best_, xbest_;
+  Unknowns u_[3], g_[3];  // APGD's rotating buffers of iterates and of their gradients (kernels/apgd.h)
   Array<Vec3<T>> impulse_, v_, w_;
   Array<T> shift_;  // successive relaxation's normal shift per contact
+  bool method_shifts_ = false;  // the method shifts normal rows (successive relaxation): QPs read shift_
   Array<T> bound_;  // the Tresca fixed point's friction radii mu*alpha (previous outer iteration)
   Array<T> scale_n_, scale_t_;  // per contact: APGD's diagonal scales (kernels/apgd.h)
   // Per island, its settings once "auto" is resolved (island_settings, host/scene.h): the outer
@@ -71,8 +73,8 @@ struct StaggeredBatched {
   Array<ApgdIsland<T>> apgd_;
   Array<T> scale_, error_, best_error_, tau_, lipschitz_contact_, lipschitz_friction_;
   Array<T> peak_contact_, peak_friction_;  // per island: next step's first L (next_lipschitz_hint)
-  // Island masks: all, still in the outer loop, touched by this APGD pass, iterating, improved.
-  Array<int> all_, outer_, touched_, active_, improved_;
+  // Island masks: all, still in the outer loop, iterating, improved.
+  Array<int> all_, outer_, active_, improved_;
   Array<IslandStats> stats_;
   DenseIslands<Exec, T> dense_;  // small islands' Delassus matrices
 
@@ -114,7 +116,7 @@ struct StaggeredBatched {
   void resize(const ContactProblem& problem) {
     const int nc = problem.num_contacts(), nb = problem.num_bodies(), ni = problem.num_islands();
     nt_ = problem.friction_dims;
-    for (Unknowns* u : {&cur_, &best_, &x_, &y_, &xp_, &gx_, &gy_, &gxp_, &xbest_}) {
+    for (Unknowns* u : {&cur_, &best_, &xbest_, &u_[0], &u_[1], &u_[2], &g_[0], &g_[1], &g_[2]}) {
       Exec::fill(u->alpha, nc, T(0));
       Exec::fill(u->beta, size_t(nc) * nt_, T(0));
     }
@@ -137,7 +139,7 @@ struct StaggeredBatched {
     Exec::fill(phase_both_, ni, int(QpPhase::both));
     Exec::fill(between_, ni, 0);
     Exec::fill(stalled_, ni, 0);
-    for (Array<int>* v : {&outer_, &touched_, &active_, &improved_}) Exec::fill(*v, ni, 0);
+    for (Array<int>* v : {&outer_, &active_, &improved_}) Exec::fill(*v, ni, 0);
     Exec::fill(stats_, ni, IslandStats{});
   }
 
@@ -239,42 +241,46 @@ struct StaggeredBatched {
     });
   }
 
+  ApgdBuffers<T> buffers(Unknowns (&b)[3]) {
+    return ApgdBuffers<T>{{ptr(b[0].alpha), ptr(b[1].alpha), ptr(b[2].alpha)}, {ptr(b[0].beta), ptr(b[1].beta), ptr(b[2].beta)}};
+  }
+
   // One QP on each island with run[i] != 0, of the island's phase phase_of[i] (a QpPhase), from cur_ to
   // tolerance tau_[i]; result in cur_.
   void run_qp(Array<int>& phase_of, Array<int>& run, int max_iterations) {
     const ProblemView<T> p = p_;
     const int nt = nt_, ni = p.num_islands;
     const int* phases = ptr(phase_of);
-    T *xa = ptr(x_.alpha), *xb = ptr(x_.beta), *ya = ptr(y_.alpha), *yb = ptr(y_.beta);
-    T *xpa = ptr(xp_.alpha), *xpb = ptr(xp_.beta), *xba = ptr(xbest_.alpha), *xbb = ptr(xbest_.beta);
-    T *gxa = ptr(gx_.alpha), *gxb = ptr(gx_.beta), *gya = ptr(gy_.alpha), *gyb = ptr(gy_.beta);
-    T *gxpa = ptr(gxp_.alpha), *gxpb = ptr(gxp_.beta);
-    const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta), *shift = ptr(shift_);
+    const ApgdBuffers<T> u = buffers(u_), g = buffers(g_);
+    T *xba = ptr(xbest_.alpha), *xbb = ptr(xbest_.beta);
+    const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);
+    const T* shift = method_shifts_ ? ptr(shift_) : nullptr;
     Vec3<T>* impulse = ptr(impulse_);
     const ContactVelocity<T> vel = contact_velocities();
     ApgdIsland<T>* apgd = ptr(apgd_);
     const int* run_mask = ptr(run);
 
-    // Start point: the current unknowns projected onto this phase's set; x = y = x+ (x is also the
-    // best point so far: ApgdIsland::best_in_x), and the gradient there (g(y) = g(x)).
+    // Start point: the current unknowns projected onto the phase's set, as x and x_prev of rotation 0
+    // (so y = x), and the gradient there.
+    const int bp = buffer_prev(0), bx = buffer_x(0);
     for_contacts(run, [=] STAGGER_HD(int k) {
       const QpPhase phase = QpPhase(phases[p.contact_island[k]]);
       T a, b[kMaxFacets];
       load_unknowns(p, k, ca, cb, a, b);
       project_phase(p, k, phase, a, b);
-      store_unknowns(p, k, a, b, xa, xb);
-      store_unknowns(p, k, a, b, ya, yb);
-      store_unknowns(p, k, a, b, xpa, xpb);
+      store_unknowns(p, k, a, b, u.alpha[bx], u.beta[bx]);
+      store_unknowns(p, k, a, b, u.alpha[bp], u.beta[bp]);
       impulse[k] = world_impulse(p, k, a, b);
     });
     contact_velocities_from_impulses(run);
     block_reduce(
         run,
         [=] STAGGER_HD(int k) {
-          contact_rows(p, k, vel(k), shift[k], gxa, gxb);
-          gya[k] = gxa[k];
-          copy_friction(nt, gxb + k * nt, gyb + k * nt);
-          return projected_gradient_residual(p, k, QpPhase(phases[p.contact_island[k]]), xa, xb, gxa, gxb);
+          contact_rows(p, k, vel(k), shift ? shift[k] : T(0), g.alpha[bx], g.beta[bx]);
+          g.alpha[bp][k] = g.alpha[bx][k];
+          copy_friction(nt, g.beta[bx] + k * nt, g.beta[bp] + k * nt);
+          return projected_gradient_residual(p, k, QpPhase(phases[p.contact_island[k]]), u.alpha[bx], u.beta[bx],
+                                             g.alpha[bx], g.beta[bx]);
         },
         SumOp{}, T(0), block_value_);
     island_reduce(run, block_value_, SumOp{}, T(0), island_value_);
@@ -297,52 +303,39 @@ struct StaggeredBatched {
       s.active = s.best_residual > s.tolerance ? 1 : 0;
     });
 
-    // Each iteration: [accept the last trial + next trial point] -> [velocities] ->
-    // [gradient + partial sums] -> [control]. A rejected trial (backtracking) only redoes the
-    // trial. A pass over islands that are all done changes nothing, so the executor may check for
-    // "all done" only every few iterations.
-    int* touched = ptr(touched_);
+    // Each iteration: [trial point] -> [velocities] -> [gradient + partial sums] -> [control: accept
+    // (rotate the buffers) or backtrack (the next trial redoes this one with L doubled)]. A pass over
+    // islands that are all done changes nothing, so the executor may check for "all done" only every
+    // few iterations.
     int* active = ptr(active_);
     const ApgdTerms<T>* terms = ptr(island_terms_);
     for (int iteration = 0;; ++iteration) {
-      exec.for_each(ni, [=] STAGGER_HD(int i) {
-        touched[i] = apgd[i].active || apgd[i].accepted;
-        active[i] = apgd[i].active;
-      });
-      for_contacts(touched_, [=] STAGGER_HD(int k) {
+      exec.for_each(ni, [=] STAGGER_HD(int i) { active[i] = apgd[i].active; });
+      if (iteration % Exec::kLoopCheckInterval == 0 && !exec.any(active_, ni)) break;
+      for_contacts(active_, [=] STAGGER_HD(int k) {
         const int i = p.contact_island[k];
         const ApgdIsland<T>& s = apgd[i];
-        const QpPhase phase = QpPhase(phases[i]);
-        if (s.accepted) {
-          if (s.save_best) {
-            xba[k] = xa[k];
-            copy_friction(nt, xb + k * nt, xbb + k * nt);
-          }
-          if (moves_alpha(phase)) apgd_accept(1, s.momentum, xa + k, ya + k, xpa + k, gxa + k, gya + k, gxpa + k);
-          if (moves_beta(phase)) {
-            const int o = k * nt;
-            apgd_accept(nt, s.momentum, xb + o, yb + o, xpb + o, gxb + o, gyb + o, gxpb + o);
-          }
+        if (s.copy_best) {  // x_prev is the best point and the rotation after next would overwrite it
+          const int b = buffer_prev(s.rotation);
+          xba[k] = u.alpha[b][k];
+          copy_friction(nt, u.beta[b] + k * nt, xbb + k * nt);
         }
-        if (s.active) apgd_trial_point(p, k, phase, s.lipschitz, ya, yb, gya, gyb, xpa, xpb, impulse);
+        apgd_trial_point(p, k, QpPhase(phases[i]), s.lipschitz, s.momentum, s.rotation, u, g, impulse);
       });
-      if (iteration % Exec::kLoopCheckInterval == 0 && !exec.any(active_, ni)) break;
       contact_velocities_from_impulses(active_);
       block_reduce(
           active_,
           [=] STAGGER_HD(int k) {
-            contact_rows(p, k, vel(k), shift[k], gxpa, gxpb);
-            return apgd_terms(p, k, QpPhase(phases[p.contact_island[k]]), xa, xb, ya, yb, xpa, xpb, gya, gyb, gxpa,
-                              gxpb);
+            const int i = p.contact_island[k];
+            const ApgdIsland<T>& s = apgd[i];
+            const int b = buffer_trial(s.rotation);
+            contact_rows(p, k, vel(k), shift ? shift[k] : T(0), g.alpha[b], g.beta[b]);
+            return apgd_terms(p, k, QpPhase(phases[i]), s.momentum, s.rotation, u, g);
           },
           SumOp{}, ApgdTerms<T>{0, 0, 0, 0}, block_terms_);
       island_reduce(active_, block_terms_, SumOp{}, ApgdTerms<T>{0, 0, 0, 0}, island_terms_);
       exec.for_each(ni, [=] STAGGER_HD(int i) {
-        if (active[i]) {
-          apgd_control(apgd[i], terms[i], max_iterations);
-        } else {
-          apgd[i].accepted = apgd[i].improved = apgd[i].save_best = 0;
-        }
+        if (active[i]) apgd_control(apgd[i], terms[i], max_iterations);
       });
     }
     IslandStats* stats = ptr(stats_);
@@ -354,12 +347,21 @@ struct StaggeredBatched {
       peak = max_of(peak, next_lipschitz_hint(apgd[i]));
       stats[i].inner_iterations += apgd[i].iterations;
     });
-    // The best point: x, or the copy saved when x moved on to a worse point.
+    // The best point: x, x_prev, or the copy saved when a worse point was accepted.
     T *out_a = ptr(cur_.alpha), *out_b = ptr(cur_.beta);
     for_contacts(run, [=] STAGGER_HD(int k) {
-      const bool in_x = apgd[p.contact_island[k]].best_in_x;
-      out_a[k] = in_x ? xa[k] : xba[k];
-      copy_friction(nt, (in_x ? xb : xbb) + k * nt, out_b + k * nt);
+      const ApgdIsland<T>& s = apgd[p.contact_island[k]];
+      const T *a, *b;
+      if (s.best_at == int(BestAt::saved)) {
+        a = xba;
+        b = xbb;
+      } else {
+        const int buffer = s.best_at == int(BestAt::x) ? buffer_x(s.rotation) : buffer_prev(s.rotation);
+        a = u.alpha[buffer];
+        b = u.beta[buffer];
+      }
+      out_a[k] = a[k];
+      copy_friction(nt, b + k * nt, out_b + k * nt);
     });
   }
 
@@ -656,6 +658,7 @@ struct StaggeredBatched {
     island_scales();
     warm_start(structure);
     island_settings_of(structure, settings);
+    method_shifts_ = settings.method == Method::successive_relaxation;
     switch (settings.method) {
       case Method::ccp: solve_ccp(settings); break;
       case Method::successive_relaxation: solve_successive_relaxation(settings); break;

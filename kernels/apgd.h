@@ -15,7 +15,11 @@
 // tolerance (docs/method.md).
 //
 // One iteration = trial point (per contact) -> velocities (per body) -> gradient and partial sums
-// (per contact) -> control (per island) -> accept (per contact). Since the objective is quadratic,
+// (per contact) -> control (per island). Accepting a trial moves no data: each island's iterates live
+// in three buffers whose roles (x_prev, x, x+) rotate (ApgdBuffers), and the extrapolated point
+// y = x + m (x - x_prev) and its gradient are formed where they are read. That saves a pass writing
+// y, g(y), x and g(x) per contact and iteration (about a fifth of the bytes an iteration moves).
+// Since the objective is quadratic,
 // the backtracking test f(x+) <= f(y) + g'(x+ - y) + L/2 |x+ - y|^2 is exactly
 // d'A d <= L |d|^2 with d = x+ - y and A d = g(x+) - g(y): no objective values (and no cancellation
 // between large ones) are needed, and g(y) follows from g(x+) and g(x) by linearity, so an iteration
@@ -27,6 +31,20 @@
 
 namespace stagger {
 
+// The three buffers of unknowns (or of their gradients) an island's iterates rotate through; which one
+// holds x_prev, x and the trial x+ depends on the island's ApgdIsland::rotation.
+template <class T>
+struct ApgdBuffers {
+  T* alpha[3];
+  T* beta[3];
+};
+STAGGER_HD STAGGER_INLINE int buffer_prev(int rotation) { return rotation; }
+STAGGER_HD STAGGER_INLINE int buffer_x(int rotation) { return rotation == 2 ? 0 : rotation + 1; }
+STAGGER_HD STAGGER_INLINE int buffer_trial(int rotation) { return rotation == 0 ? 2 : rotation - 1; }
+
+// Where an island's best point so far is (ApgdIsland::best_at).
+enum class BestAt : int { x = 0, prev = 1, saved = 2 };
+
 template <class T>
 struct ApgdIsland {
   T lipschitz = T(1);       // L, the current step is 1/L
@@ -34,20 +52,21 @@ struct ApgdIsland {
   T tolerance = T(0);       // tau on the scaled residual
   T scale = T(1);           // 1 / max(|b|, b_floor): residuals are relative to the free velocity
   T best_residual = T(0);
-  T momentum = T(0);        // extrapolation coefficient chosen by the last accepted iteration
+  T momentum = T(0);        // y = x + momentum (x - x_prev)
+  int rotation = 0;         // buffer roles (ApgdBuffers): accepting a trial advances it
   int iterations = 0;       // accepted iterations
   T start_lipschitz = T(0);   // L at the start of this QP
   T needed_lipschitz = T(0);  // largest L accepted after a backtrack: what the problem was found to need
   int backtracks = 0;       // total L doublings
   int retries = 0;          // consecutive doublings in this iteration (kept until the next trial)
   int active = 0;           // still iterating
-  int accepted = 0;         // the last trial was accepted (its contacts must advance)
+  int accepted = 0;         // the last trial was accepted
   int improved = 0;         // the accepted point is the best so far
-  // The best point is kept lazily: while iterates keep improving it is x itself, and it is copied
-  // aside only when x is about to be replaced by a worse point (a copy per contact and iteration
-  // otherwise, in a loop that is memory-bound).
-  int best_in_x = 1;  // the best point so far is x (the start point, at first)
-  int save_best = 0;  // x is the best and the accepted point is worse: save x before advancing
+  // The best point is kept lazily: while iterates keep improving it is x itself; when a worse point
+  // is accepted it is x_prev, copied aside by the next trial pass (copy_best) before the rotation
+  // after that would overwrite it; an island that stops there leaves it in x_prev.
+  int best_at = int(BestAt::x);
+  int copy_best = 0;  // the next trial pass copies x_prev to the saved best
 };
 
 // Per-contact partial sums of one trial.
@@ -80,23 +99,40 @@ STAGGER_HD STAGGER_INLINE RowScales<T> row_scales(const ProblemView<T>& p, int k
   return {n, t};
 }
 
-// x+ = P(y - D^-1 g(y)/L) for contact k's moving unknowns; also the world impulse of x+, which the
-// bodies then gather (computed once here rather than once per body side).
+// y = x + m (x - x_prev) of contact k's unknowns in the buffers of `rotation` (the same formula gives
+// g(y) from the gradients, by linearity).
 template <class T>
-STAGGER_HD STAGGER_INLINE void apgd_trial_point(const ProblemView<T>& p, int k, QpPhase phase, T lipschitz,
-                                                const T* y_alpha, const T* y_beta, const T* gy_alpha,
-                                                const T* gy_beta, T* xp_alpha, T* xp_beta, Vec3<T>* impulse) {
-  T a, b[kMaxFacets];
-  load_unknowns(p, k, y_alpha, y_beta, a, b);
+STAGGER_HD STAGGER_INLINE void extrapolated(const ProblemView<T>& p, int k, const ApgdBuffers<T>& u, int rotation,
+                                            T m, T& a, T* b) {
+  const int bx = buffer_x(rotation), bp = buffer_prev(rotation), nt = p.friction_dims;
+  a = u.alpha[bx][k] + m * (u.alpha[bx][k] - u.alpha[bp][k]);
+  const T *x = u.beta[bx] + k * nt, *prev = u.beta[bp] + k * nt;
+  if (nt == 2) {  // written out (see copy_friction)
+    b[0] = x[0] + m * (x[0] - prev[0]);
+    b[1] = x[1] + m * (x[1] - prev[1]);
+    return;
+  }
+  for (int j = 0; j < nt; ++j) b[j] = x[j] + m * (x[j] - prev[j]);
+}
+
+// x+ = P(y - D^-1 g(y)/L) for contact k's moving unknowns, into the island's trial buffer; also the
+// world impulse of x+, which the bodies then gather (computed once here rather than once per body side).
+template <class T>
+STAGGER_HD STAGGER_INLINE void apgd_trial_point(const ProblemView<T>& p, int k, QpPhase phase, T lipschitz, T momentum,
+                                                int rotation, const ApgdBuffers<T>& u, const ApgdBuffers<T>& g,
+                                                Vec3<T>* impulse) {
+  T a, b[kMaxFacets], ga, gb[kMaxFacets];
+  extrapolated(p, k, u, rotation, momentum, a, b);
+  extrapolated(p, k, g, rotation, momentum, ga, gb);
   const RowScales<T> d = row_scales(p, k, phase);
-  if (moves_alpha(phase)) a -= gy_alpha[k] / (lipschitz * d.n);
+  if (moves_alpha(phase)) a -= ga / (lipschitz * d.n);
   if (moves_beta(phase)) {
     const T step = T(1) / (lipschitz * d.t);
-    const T* g = gy_beta + k * p.friction_dims;
-    for (int j = 0; j < p.friction_dims; ++j) b[j] -= step * g[j];
+    for (int j = 0; j < p.friction_dims; ++j) b[j] -= step * gb[j];
   }
   project_phase(p, k, phase, a, b);
-  store_unknowns(p, k, a, b, xp_alpha, xp_beta);
+  const int bt = buffer_trial(rotation);
+  store_unknowns(p, k, a, b, u.alpha[bt], u.beta[bt]);
   impulse[k] = world_impulse(p, k, a, b);
 }
 
@@ -121,28 +157,33 @@ STAGGER_HD STAGGER_INLINE T projected_gradient_residual(const ProblemView<T>& p,
   return r;
 }
 
+// Contact k's terms of the trial in the island's buffers: x+ and g(x+) in the trial buffers, y and
+// g(y) extrapolated from x and x_prev.
 template <class T>
-STAGGER_HD STAGGER_INLINE ApgdTerms<T> apgd_terms(const ProblemView<T>& p, int k, QpPhase phase, const T* x_alpha,
-                                                  const T* x_beta, const T* y_alpha, const T* y_beta,
-                                                  const T* xp_alpha, const T* xp_beta, const T* gy_alpha,
-                                                  const T* gy_beta, const T* gxp_alpha, const T* gxp_beta) {
+STAGGER_HD STAGGER_INLINE ApgdTerms<T> apgd_terms(const ProblemView<T>& p, int k, QpPhase phase, T momentum,
+                                                  int rotation, const ApgdBuffers<T>& u, const ApgdBuffers<T>& g) {
   ApgdTerms<T> t{T(0), T(0), T(0), T(0)};
   const RowScales<T> s = row_scales(p, k, phase);
+  const int bx = buffer_x(rotation), bt = buffer_trial(rotation), nt = p.friction_dims;
+  T ya, yb[kMaxFacets], gya, gyb[kMaxFacets];
+  extrapolated(p, k, u, rotation, momentum, ya, yb);
+  extrapolated(p, k, g, rotation, momentum, gya, gyb);
   if (moves_alpha(phase)) {
-    T d = xp_alpha[k] - y_alpha[k];
-    t.d_Ad += d * (gxp_alpha[k] - gy_alpha[k]);
+    const T xp = u.alpha[bt][k], d = xp - ya;
+    t.d_Ad += d * (g.alpha[bt][k] - gya);
     t.d_d += s.n * d * d;
-    t.g_dx += gy_alpha[k] * (xp_alpha[k] - x_alpha[k]);
+    t.g_dx += gya * (xp - u.alpha[bx][k]);
   }
   if (moves_beta(phase)) {
-    for (int j = k * p.friction_dims; j < (k + 1) * p.friction_dims; ++j) {
-      T d = xp_beta[j] - y_beta[j];
-      t.d_Ad += d * (gxp_beta[j] - gy_beta[j]);
+    const T *xp = u.beta[bt] + k * nt, *x = u.beta[bx] + k * nt, *gxp = g.beta[bt] + k * nt;
+    for (int j = 0; j < nt; ++j) {
+      const T d = xp[j] - yb[j];
+      t.d_Ad += d * (gxp[j] - gyb[j]);
       t.d_d += s.t * d * d;
-      t.g_dx += gy_beta[j] * (xp_beta[j] - x_beta[j]);
+      t.g_dx += gyb[j] * (xp[j] - x[j]);
     }
   }
-  t.residual = projected_gradient_residual(p, k, phase, xp_alpha, xp_beta, gxp_alpha, gxp_beta);
+  t.residual = projected_gradient_residual(p, k, phase, u.alpha[bt], u.beta[bt], g.alpha[bt], g.beta[bt]);
   return t;
 }
 
@@ -152,7 +193,7 @@ template <class T>
 STAGGER_HD STAGGER_INLINE void apgd_control(ApgdIsland<T>& s, ApgdTerms<T> sum, int max_iterations) {
   s.accepted = 0;
   s.improved = 0;
-  s.save_best = 0;
+  s.copy_best = 0;
   if (!s.active) return;
   const int kMaxRetries = 60;  // 2^60: only a non-finite state gets here; it then stops below
   bool sufficient = sum.d_Ad <= s.lipschitz * sum.d_d * T(1 + 1e-9);
@@ -181,9 +222,15 @@ STAGGER_HD STAGGER_INLINE void apgd_control(ApgdIsland<T>& s, ApgdTerms<T> sum, 
     s.best_residual = r;
     s.improved = 1;
   }
-  s.save_best = s.best_in_x && !s.improved;
-  s.best_in_x = s.improved;
   if (!(r > s.tolerance) || s.iterations >= max_iterations) s.active = 0;  // NaN also stops
+  // Accept: the trial becomes x, x becomes x_prev (ApgdBuffers); the best point follows.
+  s.rotation = s.rotation == 2 ? 0 : s.rotation + 1;
+  if (s.improved) {
+    s.best_at = int(BestAt::x);
+  } else if (s.best_at == int(BestAt::x)) {  // the best is now x_prev: copied by the next trial pass
+    s.best_at = int(s.active ? BestAt::saved : BestAt::prev);
+    s.copy_best = s.active;
+  }
 }
 
 // Where the next QP of this island (in the next step) starts its L: what backtracking found
@@ -199,16 +246,5 @@ STAGGER_HD STAGGER_INLINE T next_lipschitz_hint(const ApgdIsland<T>& s) {
   return max_of(s.needed_lipschitz, T(0.7) * s.start_lipschitz);
 }
 
-// Advance contact k of an island whose trial was accepted: y = x+ + b (x+ - x), the same for
-// the gradients (linearity), then x = x+.
-template <class T>
-STAGGER_HD STAGGER_INLINE void apgd_accept(int n, T momentum, T* x, T* y, const T* xp, T* gx, T* gy, const T* gxp) {
-  for (int j = 0; j < n; ++j) {
-    y[j] = xp[j] + momentum * (xp[j] - x[j]);
-    gy[j] = gxp[j] + momentum * (gxp[j] - gx[j]);
-    x[j] = xp[j];
-    gx[j] = gxp[j];
-  }
-}
 
 }  // namespace stagger

@@ -5,7 +5,6 @@
 #include <random>
 
 #ifdef STAGGER_HAVE_CUDA
-#include "kernels/cuda/apgd_iteration.h"
 #include "kernels/cuda/element_checks.h"
 #endif
 #include "kernels/apgd.h"
@@ -86,51 +85,5 @@ TEST_CASE("CUDA narrow phase matches the CPU", "[cuda]") {
     }
   }
   REQUIRE(with_contacts > 100);
-}
-
-TEST_CASE("CUDA APGD iteration (trial point, body gather, contact rows) matches the CPU", "[cuda]") {
-  for (auto model : {FrictionModel::cone, FrictionModel::pyramid}) {
-    for (QpPhase phase : {QpPhase::contact, QpPhase::friction, QpPhase::both}) {
-      CAPTURE(int(model), int(phase));
-      ContactProblem problem = test::random_problem(11, 40, 3, 7, 0.6, model, 8);
-      const ProblemView<double> p = problem.view();
-      const int nc = p.num_contacts, nt = p.friction_dims;
-      std::mt19937_64 rng(3);
-      std::uniform_real_distribution<double> u(-1, 1);
-      IterationState in;
-      for (auto* vec : {&in.y_alpha, &in.g_alpha}) vec->resize(nc);
-      for (auto* vec : {&in.y_beta, &in.g_beta}) vec->resize(size_t(nc) * nt);
-      for (auto* vec : {&in.y_alpha, &in.y_beta, &in.g_alpha, &in.g_beta})
-        for (double& x : *vec) x = u(rng);
-      const double lipschitz = 3.7;
-      IterationResult gpu;
-      std::string why;
-      if (!cuda_apgd_iteration(p, phase, lipschitz, in, 0, gpu, &why)) {
-        WARN("skipped: no usable CUDA device (" << why << ")");
-        return;
-      }
-      // The same element functions on the CPU.
-      std::vector<double> xa(nc), xb(size_t(nc) * nt), ga(nc), gb(size_t(nc) * nt);
-      std::vector<Vec3<double>> impulse(nc), v(p.num_bodies), w(p.num_bodies);
-      for (int k = 0; k < nc; ++k)
-        apgd_trial_point(p, k, phase, lipschitz, in.y_alpha.data(), in.y_beta.data(), in.g_alpha.data(),
-                         in.g_beta.data(), xa.data(), xb.data(), impulse.data());
-      for (int s = 0; s < p.num_bodies; ++s) body_velocity_from_impulses(p, s, impulse.data(), v[s], w[s]);
-      for (int k = 0; k < nc; ++k) contact_rows(p, k, contact_velocity(p, k, v.data(), w.data()), 0.0, ga.data(), gb.data());
-      for (int k = 0; k < nc; ++k) {
-        REQUIRE(gpu.xp_alpha[k] == Approx(xa[k]).margin(1e-12));
-        REQUIRE(gpu.g_alpha[k] == Approx(ga[k]).margin(1e-12));
-        REQUIRE(norm(gpu.impulse[k] - impulse[k]) < 1e-12);
-      }
-      for (size_t j = 0; j < xb.size(); ++j) {
-        REQUIRE(gpu.xp_beta[j] == Approx(xb[j]).margin(1e-12));
-        REQUIRE(gpu.g_beta[j] == Approx(gb[j]).margin(1e-12));
-      }
-      for (int s = 0; s < p.num_bodies; ++s) {
-        REQUIRE(norm(gpu.v[s] - v[s]) < 1e-12);
-        REQUIRE(norm(gpu.w[s] - w[s]) < 1e-12);
-      }
-    }
-  }
 }
 #endif
