@@ -4,11 +4,8 @@
 //
 //   stagger_bench --scene FILE [--scene FILE...] [--backend cpu|cpu-resident|cuda|reference ...] [--steps N]
 //                 [--out results.csv] [--series DIR] [--threads N]
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -19,37 +16,13 @@
 #include <omp.h>
 
 #include "backend.h"
+#include "run_info.h"
 #include "world.h"
 
 using namespace stagger;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string read_first_line(const std::string& cmd) {
-  std::string out;
-  if (FILE* f = popen(cmd.c_str(), "r")) {
-    char buf[512];
-    if (fgets(buf, sizeof buf, f)) out = buf;
-    pclose(f);
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out;
-}
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown";
-}
-
-std::string csv_field(std::string s) {
-  for (char& c : s)
-    if (c == ',') c = ';';
-  return s;
-}
 
 const char* kHeader =
     "date,commit,build_type,machine,cpu,threads,scene,bodies,backend,steps,time_step,wall_seconds,steps_per_second,"
@@ -81,13 +54,8 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   if (threads > 0) omp_set_num_threads(threads);
 
-  const std::string date = read_first_line("date -u +%Y-%m-%dT%H:%M:%SZ");
-  const std::string commit = read_first_line("git -C " STAGGER_SOURCE_DIR " rev-parse --short HEAD 2>/dev/null");
   // "-dirty" when the sources (not results or docs) differ from the commit.
-  const std::string dirty = read_first_line("git -C " STAGGER_SOURCE_DIR " status --porcelain --untracked-files=no -- "
-                                            "CMakeLists.txt host kernels bench/bench_scenes.cpp 2>/dev/null | head -1");
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
+  const bench::RunInfo info = bench::run_info(STAGGER_SOURCE_DIR, "CMakeLists.txt host kernels bench/bench_scenes.cpp");
 
   bool new_file = !out_csv.empty() && !fs::exists(out_csv);
   std::ofstream csv;
@@ -178,9 +146,9 @@ int main(int argc, char** argv) {
       const double n = double(scene.steps), bodies = world.bodies().size();
       const auto& st = world.stage_seconds();
       std::string row = fmt::format(
-          "{},{}{},{},{},{},{},{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.4g},{:.4g},{:.6g},{:.6g},"
+          "{},{},{},{},{},{},{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.4g},{:.4g},{:.6g},{:.6g},"
           "{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{}\n",
-          date, commit, dirty.empty() ? "" : "-dirty", STAGGER_BUILD_TYPE, csv_field(host), csv_field(cpu_model()), omp_get_max_threads(),
+          info.date, info.commit, STAGGER_BUILD_TYPE, info.host, info.cpu, omp_get_max_threads(),
           scene.name, world.bodies().size(), label, scene.steps, scene.time_step, wall, n / wall, bodies * n / wall,
           bodies * n * scene.time_step / wall, contacts / n, islands / n, solves > 0 ? outer / solves : 0.0, inner / n,
           work / wall, 1e3 * st[kBroadphase] / n, 1e3 * st[kNarrowphase] / n, 1e3 * st[kIslands] / n,

@@ -59,7 +59,7 @@ struct StaggeredBatched {
   Array<T> shift_;  // successive relaxation's normal shift per contact
   bool method_shifts_ = false;  // the method shifts normal rows (successive relaxation): QPs read shift_
   Array<T> bound_;  // the Tresca fixed point's friction radii mu*alpha (previous outer iteration)
-  Array<T> scale_n_, scale_t_;  // per contact: APGD's diagonal scales (kernels/apgd.h)
+  Array<T> scale_n_, scale_t_, inv_scale_n_, inv_scale_t_;  // per contact: APGD's diagonal scales (kernels/apgd.h)
   // Per island, its settings once "auto" is resolved (island_settings, host/scene.h): the outer
   // tolerance, the inner tolerance's ratio and endgame fraction, and the phase of each QP it runs.
   Array<T> tolerance_, tau_ratio_, tau_endgame_;
@@ -126,8 +126,7 @@ struct StaggeredBatched {
     Exec::fill(w_, nb, zero);
     Exec::fill(shift_, nc, T(0));
     Exec::fill(bound_, nc, T(0));
-    Exec::fill(scale_n_, nc, T(1));
-    Exec::fill(scale_t_, nc, T(1));
+    for (Array<T>* v : {&scale_n_, &scale_t_, &inv_scale_n_, &inv_scale_t_}) Exec::fill(*v, nc, T(1));
     Exec::fill(apgd_, ni, ApgdIsland<T>{});
     Exec::fill(island_terms_, ni, ApgdTerms<T>{0, 0, 0, 0});
     Exec::fill(island_value_, ni, T(0));
@@ -571,8 +570,12 @@ struct StaggeredBatched {
   // APGD's per-contact diagonal scales (kernels/apgd.h).
   void contact_scales() {
     const ProblemView<T> p = p_;
-    T *sn = ptr(scale_n_), *st = ptr(scale_t_);
-    for_contacts(all_, [=] STAGGER_HD(int k) { delassus_scales(p, k, sn[k], st[k]); });
+    T *sn = ptr(scale_n_), *st = ptr(scale_t_), *in = ptr(inv_scale_n_), *it = ptr(inv_scale_t_);
+    for_contacts(all_, [=] STAGGER_HD(int k) {
+      delassus_scales(p, k, sn[k], st[k]);
+      in[k] = T(1) / sn[k];
+      it[k] = T(1) / st[k];
+    });
   }
 
   // Island scales 1 / max(|b|, b_floor) from the free (predictor) velocities.
@@ -651,6 +654,8 @@ struct StaggeredBatched {
     p_.friction_bound = ptr(bound_);
     p_.scale_n = ptr(scale_n_);
     p_.scale_t = ptr(scale_t_);
+    p_.inv_scale_n = ptr(inv_scale_n_);
+    p_.inv_scale_t = ptr(inv_scale_t_);
     build_blocks(structure);
     dense_.plan(structure, controls.dense_max_contacts < 0 ? Exec::kDenseMaxContacts : controls.dense_max_contacts);
     dense_.assemble(exec, p_);

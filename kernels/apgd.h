@@ -86,17 +86,18 @@ STAGGER_HD STAGGER_INLINE ApgdTerms<T> operator+(ApgdTerms<T> a, ApgdTerms<T> b)
 // Contact k's diagonal scales in a QP of `phase` (the file's header says why a set keeps its shape).
 template <class T>
 struct RowScales {
-  T n, t;  // normal unknown, friction unknowns
+  T n, t;          // normal unknown, friction unknowns
+  T inv_n, inv_t;  // 1 / n, 1 / t
 };
 template <class T>
 STAGGER_HD STAGGER_INLINE RowScales<T> row_scales(const ProblemView<T>& p, int k, QpPhase phase) {
-  if (!p.scale_n) return {T(1), T(1)};
+  if (!p.scale_n) return {T(1), T(1), T(1), T(1)};
   const T n = p.scale_n[k], t = p.scale_t[k];
   if (phase == QpPhase::both) {  // the cone couples alpha and beta: one scale for the contact
-    const T m = max_of(n, t);
-    return {m, m};
+    const T m = max_of(n, t), inv = min_of(p.inv_scale_n[k], p.inv_scale_t[k]);
+    return {m, m, inv, inv};
   }
-  return {n, t};
+  return {n, t, p.inv_scale_n[k], p.inv_scale_t[k]};
 }
 
 // y = x + m (x - x_prev) of contact k's unknowns in the buffers of `rotation` (the same formula gives
@@ -125,10 +126,11 @@ STAGGER_HD STAGGER_INLINE void apgd_trial_point(const ProblemView<T>& p, int k, 
   extrapolated(p, k, u, rotation, momentum, a, b);
   extrapolated(p, k, g, rotation, momentum, ga, gb);
   const RowScales<T> d = row_scales(p, k, phase);
-  if (moves_alpha(phase)) a -= ga / (lipschitz * d.n);
+  const T step = T(1) / lipschitz;
+  if (moves_alpha(phase)) a -= (step * d.inv_n) * ga;
   if (moves_beta(phase)) {
-    const T step = T(1) / (lipschitz * d.t);
-    for (int j = 0; j < p.friction_dims; ++j) b[j] -= step * gb[j];
+    const T step_t = step * d.inv_t;
+    for (int j = 0; j < p.friction_dims; ++j) b[j] -= step_t * gb[j];
   }
   project_phase(p, k, phase, a, b);
   const int bt = buffer_trial(rotation);
@@ -146,9 +148,9 @@ STAGGER_HD STAGGER_INLINE T projected_gradient_residual(const ProblemView<T>& p,
   a = a0;
   copy_friction(p.friction_dims, b0, b);
   const RowScales<T> d = row_scales(p, k, phase);
-  if (moves_alpha(phase)) a -= g_alpha[k] / d.n;
+  if (moves_alpha(phase)) a -= d.inv_n * g_alpha[k];
   if (moves_beta(phase))
-    for (int j = 0; j < p.friction_dims; ++j) b[j] -= g_beta[k * p.friction_dims + j] / d.t;
+    for (int j = 0; j < p.friction_dims; ++j) b[j] -= d.inv_t * g_beta[k * p.friction_dims + j];
   project_phase(p, k, phase, a, b);
   T r = T(0);
   if (moves_alpha(phase)) r += square(d.n * (a0 - a));

@@ -38,6 +38,8 @@ struct ProblemView {
   // diagonal of the contact's normal row and the larger of its two tangent rows; null: all 1.
   const T* scale_n = nullptr;
   const T* scale_t = nullptr;
+  const T* inv_scale_n = nullptr;  // their inverses (multiplications in the iteration, not divisions)
+  const T* inv_scale_t = nullptr;
 
   // Solver bodies: the dynamic bodies that touch something.
   const Vec3<T>* v_pred = nullptr;   // predictor velocities u^p

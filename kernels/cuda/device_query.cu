@@ -22,4 +22,31 @@ long long cuda_device_memory_used() {
   return static_cast<long long>(total_bytes - free_bytes);
 }
 
+double cuda_copy_bandwidth(long long bytes) {
+  void *a = nullptr, *b = nullptr;
+  if (cudaMalloc(&a, bytes) != cudaSuccess) return -1;
+  if (cudaMalloc(&b, bytes) != cudaSuccess) {
+    cudaFree(a);
+    return -1;
+  }
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  float best = 1e30f;
+  for (int r = 0; r < 6; ++r) {
+    cudaEventRecord(start);
+    cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice);
+    cudaEventRecord(stop);
+    cudaEventSynchronize(stop);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    if (r > 0 && ms < best) best = ms;  // the first copy warms up
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  cudaFree(a);
+  cudaFree(b);
+  return cudaGetLastError() == cudaSuccess && best < 1e30f ? 2.0 * double(bytes) / (best * 1e-3) / 1e9 : -1;
+}
+
 }  // namespace stagger
