@@ -73,8 +73,9 @@ struct StaggeredBatched {
   Array<ApgdIsland<T>> apgd_;
   Array<T> scale_, error_, best_error_, tau_, lipschitz_contact_, lipschitz_friction_;
   Array<T> peak_contact_, peak_friction_;  // per island: next step's first L (next_lipschitz_hint)
-  // Island masks: all, still in the outer loop, iterating, improved.
-  Array<int> all_, outer_, active_, improved_;
+  // Island masks: all, still in the outer loop, iterating, improved; after a QP, the islands whose
+  // error needs a Delassus product (their best point is not x, whose gradient the QP holds).
+  Array<int> all_, outer_, active_, improved_, need_product_;
   Array<IslandStats> stats_;
   DenseIslands<Exec, T> dense_;  // small islands' Delassus matrices
 
@@ -138,7 +139,7 @@ struct StaggeredBatched {
     Exec::fill(phase_both_, ni, int(QpPhase::both));
     Exec::fill(between_, ni, 0);
     Exec::fill(stalled_, ni, 0);
-    for (Array<int>* v : {&outer_, &active_, &improved_}) Exec::fill(*v, ni, 0);
+    for (Array<int>* v : {&outer_, &active_, &improved_, &need_product_}) Exec::fill(*v, ni, 0);
     Exec::fill(stats_, ni, IslandStats{});
   }
 
@@ -244,9 +245,46 @@ struct StaggeredBatched {
     return ApgdBuffers<T>{{ptr(b[0].alpha), ptr(b[1].alpha), ptr(b[2].alpha)}, {ptr(b[0].beta), ptr(b[1].beta), ptr(b[2].beta)}};
   }
 
+  // The natural-map error of cur_ right after a QP (run_qp) on the masked islands. Where the QP's best
+  // point is its last x (nearly always), the gradient rows of x are the contact velocities the error
+  // needs (minus c), so no Delassus product is made: one product fewer per outer iteration. Not for
+  // successive relaxation, whose rows carry its shift (and which then needs the velocities).
+  void errors_after_qp(Array<int>& mask) {
+    const ProblemView<T> p = p_;
+    const int nt = nt_;
+    const int* m = ptr(mask);
+    int* product = ptr(need_product_);
+    const ApgdIsland<T>* apgd = ptr(apgd_);
+    exec.for_each(p.num_islands, [=] STAGGER_HD(int i) { product[i] = m[i] && apgd[i].best_at != int(BestAt::x); });
+    if (exec.any(need_product_, p.num_islands)) {
+      impulses(cur_, need_product_);
+      contact_velocities_from_impulses(need_product_);
+    }
+    const ContactVelocity<T> vel = contact_velocities();
+    const ApgdBuffers<T> g = buffers(g_);
+    const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);
+    block_reduce(
+        mask,
+        [=] STAGGER_HD(int k) {
+          const int i = p.contact_island[k];
+          if (product[i]) return natural_map_residual2(p, k, ca, cb, vel(k), /*coulomb=*/true);
+          const int b = buffer_x(apgd[i].rotation);
+          return natural_map_residual2_of_rows(p, k, ca, cb, g.alpha[b][k], g.beta[b] + k * nt, /*coulomb=*/true);
+        },
+        SumOp{}, T(0), block_value_);
+    island_reduce(mask, block_value_, SumOp{}, T(0), island_value_);
+    const T *sum = ptr(island_value_), *scale = ptr(scale_);
+    T* error = ptr(error_);
+    exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
+      if (m[i]) error[i] = sqrt_of(sum[i]) * scale[i];
+    });
+  }
+
   // One QP on each island with run[i] != 0, of the island's phase phase_of[i] (a QpPhase), from cur_ to
-  // tolerance tau_[i]; result in cur_.
-  void run_qp(Array<int>& phase_of, Array<int>& run, int max_iterations) {
+  // tolerance tau_[i]; result in cur_. `start_velocities`: the contact velocities of cur_ are already
+  // where contact_velocities() reads them and projecting cur_ changes nothing, so the start point's
+  // gradient needs no product (the first QP after errors_of_warm_start).
+  void run_qp(Array<int>& phase_of, Array<int>& run, int max_iterations, bool start_velocities = false) {
     const ProblemView<T> p = p_;
     const int nt = nt_, ni = p.num_islands;
     const int* phases = ptr(phase_of);
@@ -271,7 +309,7 @@ struct StaggeredBatched {
       store_unknowns(p, k, a, b, u.alpha[bp], u.beta[bp]);
       impulse[k] = world_impulse(p, k, a, b);
     });
-    contact_velocities_from_impulses(run);
+    if (!start_velocities) contact_velocities_from_impulses(run);
     block_reduce(
         run,
         [=] STAGGER_HD(int k) {
@@ -458,8 +496,10 @@ struct StaggeredBatched {
     trace(c, 0);
     for (int it = 1; it <= s.max_outer_iterations; ++it) {
       inner_tolerances(s, c.adaptive_inner_tolerance);
-      run_qp(phase_judged_, outer_, s.max_inner_iterations);
-      island_errors(outer_);
+      // The first QP starts where the warm start's error left the velocities: contact and Tresca sets
+      // leave the projected warm start (and radii mu*alpha of it) as it is.
+      run_qp(phase_judged_, outer_, s.max_inner_iterations, /*start_velocities=*/it == 1);
+      errors_after_qp(outer_);
       bool any = record_outer_iteration(it);
       trace(c, it);
       if (!any) break;

@@ -22,15 +22,14 @@ STAGGER_HD STAGGER_INLINE T coulomb_shift(const ProblemView<T>& p, int k, const 
   return mu * slip;
 }
 
-// |gamma_k - P_K(gamma_k - v~_k)|^2 for contact k with relative velocity `vel` (n.w, t1.w, t2.w).
-// `normal_shift` is added to the normal row first (0 for the Coulomb problem).
+// |gamma_k - P_K(gamma_k - v~_k)|^2 for contact k from its velocity rows: `vn` the normal row minus c,
+// `vt` the friction rows; with `coulomb` the normal row is shifted by coulomb_shift first (else the
+// relaxed problem's map).
 template <class T>
-STAGGER_HD STAGGER_INLINE T natural_map_residual2(const ProblemView<T>& p, int k, const T* alpha, const T* beta,
-                                                  Vec3<T> vel, bool coulomb) {
+STAGGER_HD STAGGER_INLINE T natural_map_residual2_of_rows(const ProblemView<T>& p, int k, const T* alpha,
+                                                          const T* beta, T vn, const T* vt, bool coulomb) {
   int m = p.friction_dims;
-  T vt[kMaxFacets];
-  friction_rows(p, vel, vt);
-  T vn = vel.x - p.rhs[k] + (coulomb ? coulomb_shift(p, k, vt) : T(0));
+  vn = vn + (coulomb ? coulomb_shift(p, k, vt) : T(0));
   T a0 = alpha[k], a = a0 - vn;
   T b0[kMaxFacets], b[kMaxFacets];
   for (int j = 0; j < m; ++j) {
@@ -42,6 +41,15 @@ STAGGER_HD STAGGER_INLINE T natural_map_residual2(const ProblemView<T>& p, int k
   T r = square(a0 - a);
   for (int j = 0; j < m; ++j) r += square(b0[j] - b[j]);
   return r;
+}
+
+// The same for contact k with relative velocity `vel` (n.w, t1.w, t2.w).
+template <class T>
+STAGGER_HD STAGGER_INLINE T natural_map_residual2(const ProblemView<T>& p, int k, const T* alpha, const T* beta,
+                                                  Vec3<T> vel, bool coulomb) {
+  T vt[kMaxFacets];
+  friction_rows(p, vel, vt);
+  return natural_map_residual2_of_rows(p, k, alpha, beta, vel.x - p.rhs[k], vt, coulomb);
 }
 
 // |b_k|^2: the free velocity rows (impulses zero), whose norm scales the island's errors.
