@@ -173,8 +173,15 @@ struct StaggeredBatched {
         [=] STAGGER_HD(int s) {
           if (m[p.body_island[s]]) body_velocity_from_impulses(p, s, impulse, v[s], w[s]);
         },
-        2LL * p.num_contacts);  // each body reads its contacts: a pile's 2,000 bodies are worth threads
+        gather_work(p));
   }
+
+  // The work of a loop over bodies that gather their contacts' impulses, for the executor's choice of
+  // threads: as much as a loop over the contacts (a pile's 2,000 bodies reading 74,000 contacts are
+  // worth threads), not twice that: counting both incidences sent the gather of a 325-bead shaken
+  // bed (1,000-1,300 contacts) to a second thread while every contact loop stayed on one, and waking
+  // it cost more than it saved (the demo bed's solve 1.96 ms per step on one thread, 2.48 on two).
+  static long long gather_work(const ProblemView<T>& p) { return p.num_contacts; }
 
   // What the iterations read: the contact velocities caused by impulse_ for masked islands, through
   // the body velocities (matrix-free islands) or the dense product (dense islands); read them with
@@ -191,18 +198,32 @@ struct StaggeredBatched {
           const int i = p.body_island[s];
           if (m[i] && dense[i] < 0) body_velocity_from_impulses(p, s, impulse, v[s], w[s]);
         },
-        2LL * p.num_contacts);
+        gather_work(p));
     dense_.multiply(exec, ptr(blocks_), num_blocks(), m, p.num_contacts, p, impulse);
   }
   ContactVelocity<T> contact_velocities() { return dense_.velocity(p_, ptr(v_), ptr(w_)); }
 
+  // Calls f(view) with the problem's view typed by its friction model (kernels/problem_view.h): the
+  // cone's ConeView, whose friction dimension the compiler knows, or the general one (pyramid). The
+  // contact loops of every iteration run inside such a call.
+  template <class F>
+  void with_friction_view(F f) {
+    if (p_.pyramid)
+      f(p_);
+    else
+      f(ConeView<T>(p_));
+  }
+
   // impulse_ = world impulses of the given unknowns' contacts.
   void impulses(Unknowns& gamma, Array<int>& mask) {
-    const ProblemView<T> p = p_;
+    with_friction_view([&](const auto& p) { impulses_on(p, gamma, mask); });
+  }
+  template <class P>
+  void impulses_on(const P p, Unknowns& gamma, Array<int>& mask) {
     const T *ga = ptr(gamma.alpha), *gb = ptr(gamma.beta);
     Vec3<T>* impulse = ptr(impulse_);
     for_contacts(mask, [=] STAGGER_HD(int k) {
-      T a, b[kMaxFacets];
+      T a, b[P::kFrictionCapacity];
       load_unknowns(p, k, ga, gb, a, b);
       impulse[k] = world_impulse(p, k, a, b);
     });
@@ -221,9 +242,12 @@ struct StaggeredBatched {
   // Natural-map (Coulomb) error of cur_ for masked islands, into error_[i]; leaves cur_'s contact
   // velocities.
   void island_errors(Array<int>& mask) {
-    const ProblemView<T> p = p_;
     impulses(cur_, mask);
     contact_velocities_from_impulses(mask);
+    with_friction_view([&](const auto& p) { island_errors_on(p, mask); });
+  }
+  template <class P>
+  void island_errors_on(const P p, Array<int>& mask) {
     const ContactVelocity<T> vel = contact_velocities();
     const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);
     block_reduce(
@@ -232,11 +256,16 @@ struct StaggeredBatched {
           return natural_map_residual2(p, k, ca, cb, vel(k), /*coulomb=*/true);
         },
         SumOp{}, T(0), block_value_);
+    errors_from_block_values(mask);
+  }
+
+  // error_[i] of the masked islands from the contacts' squared residuals summed in block_value_.
+  void errors_from_block_values(Array<int>& mask) {
     island_reduce(mask, block_value_, SumOp{}, T(0), island_value_);
     const int* m = ptr(mask);
     const T *sum = ptr(island_value_), *scale = ptr(scale_);
     T* error = ptr(error_);
-    exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
       if (m[i]) error[i] = sqrt_of(sum[i]) * scale[i];
     });
   }
@@ -250,16 +279,20 @@ struct StaggeredBatched {
   // needs (minus c), so no Delassus product is made: one product fewer per outer iteration. Not for
   // successive relaxation, whose rows carry its shift (and which then needs the velocities).
   void errors_after_qp(Array<int>& mask) {
-    const ProblemView<T> p = p_;
-    const int nt = nt_;
     const int* m = ptr(mask);
     int* product = ptr(need_product_);
     const ApgdIsland<T>* apgd = ptr(apgd_);
-    exec.for_each(p.num_islands, [=] STAGGER_HD(int i) { product[i] = m[i] && apgd[i].best_at != int(BestAt::x); });
-    if (exec.any(need_product_, p.num_islands)) {
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { product[i] = m[i] && apgd[i].best_at != int(BestAt::x); });
+    if (exec.any(need_product_, p_.num_islands)) {
       impulses(cur_, need_product_);
       contact_velocities_from_impulses(need_product_);
     }
+    with_friction_view([&](const auto& p) { errors_after_qp_on(p, mask); });
+  }
+  template <class P>
+  void errors_after_qp_on(const P p, Array<int>& mask) {
+    const int* product = ptr(need_product_);
+    const ApgdIsland<T>* apgd = ptr(apgd_);
     const ContactVelocity<T> vel = contact_velocities();
     const ApgdBuffers<T> g = buffers(g_);
     const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);
@@ -269,15 +302,11 @@ struct StaggeredBatched {
           const int i = p.contact_island[k];
           if (product[i]) return natural_map_residual2(p, k, ca, cb, vel(k), /*coulomb=*/true);
           const int b = buffer_x(apgd[i].rotation);
-          return natural_map_residual2_of_rows(p, k, ca, cb, g.alpha[b][k], g.beta[b] + k * nt, /*coulomb=*/true);
+          return natural_map_residual2_of_rows(p, k, ca, cb, g.alpha[b][k], g.beta[b] + k * p.friction_dims,
+                                               /*coulomb=*/true);
         },
         SumOp{}, T(0), block_value_);
-    island_reduce(mask, block_value_, SumOp{}, T(0), island_value_);
-    const T *sum = ptr(island_value_), *scale = ptr(scale_);
-    T* error = ptr(error_);
-    exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
-      if (m[i]) error[i] = sqrt_of(sum[i]) * scale[i];
-    });
+    errors_from_block_values(mask);
   }
 
   // One QP on each island with run[i] != 0, of the island's phase phase_of[i] (a QpPhase), from cur_ to
@@ -285,8 +314,11 @@ struct StaggeredBatched {
   // where contact_velocities() reads them and projecting cur_ changes nothing, so the start point's
   // gradient needs no product (the first QP after errors_of_warm_start).
   void run_qp(Array<int>& phase_of, Array<int>& run, int max_iterations, bool start_velocities = false) {
-    const ProblemView<T> p = p_;
-    const int nt = nt_, ni = p.num_islands;
+    with_friction_view([&](const auto& p) { run_qp_on(p, phase_of, run, max_iterations, start_velocities); });
+  }
+  template <class P>
+  void run_qp_on(const P p, Array<int>& phase_of, Array<int>& run, int max_iterations, bool start_velocities) {
+    const int ni = p.num_islands;
     const int* phases = ptr(phase_of);
     const ApgdBuffers<T> u = buffers(u_), g = buffers(g_);
     T *xba = ptr(xbest_.alpha), *xbb = ptr(xbest_.beta);
@@ -302,7 +334,7 @@ struct StaggeredBatched {
     const int bp = buffer_prev(0), bx = buffer_x(0);
     for_contacts(run, [=] STAGGER_HD(int k) {
       const QpPhase phase = QpPhase(phases[p.contact_island[k]]);
-      T a, b[kMaxFacets];
+      T a, b[P::kFrictionCapacity];
       load_unknowns(p, k, ca, cb, a, b);
       project_phase(p, k, phase, a, b);
       store_unknowns(p, k, a, b, u.alpha[bx], u.beta[bx]);
@@ -315,7 +347,7 @@ struct StaggeredBatched {
         [=] STAGGER_HD(int k) {
           contact_rows(p, k, vel(k), shift ? shift[k] : T(0), g.alpha[bx], g.beta[bx]);
           g.alpha[bp][k] = g.alpha[bx][k];
-          copy_friction(nt, g.beta[bx] + k * nt, g.beta[bp] + k * nt);
+          copy_friction(p.friction_dims, g.beta[bx] + k * p.friction_dims, g.beta[bp] + k * p.friction_dims);
           return projected_gradient_residual(p, k, QpPhase(phases[p.contact_island[k]]), u.alpha[bx], u.beta[bx],
                                              g.alpha[bx], g.beta[bx]);
         },
@@ -355,7 +387,7 @@ struct StaggeredBatched {
         if (s.copy_best) {  // x_prev is the best point and the rotation after next would overwrite it
           const int b = buffer_prev(s.rotation);
           xba[k] = u.alpha[b][k];
-          copy_friction(nt, u.beta[b] + k * nt, xbb + k * nt);
+          copy_friction(p.friction_dims, u.beta[b] + k * p.friction_dims, xbb + k * p.friction_dims);
         }
         apgd_trial_point(p, k, QpPhase(phases[i]), s.lipschitz, s.momentum, s.rotation, u, g, impulse);
       });
@@ -398,7 +430,7 @@ struct StaggeredBatched {
         b = u.beta[buffer];
       }
       out_a[k] = a[k];
-      copy_friction(nt, b + k * nt, out_b + k * nt);
+      copy_friction(p.friction_dims, b + k * p.friction_dims, out_b + k * p.friction_dims);
     });
   }
 

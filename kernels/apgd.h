@@ -89,8 +89,8 @@ struct RowScales {
   T n, t;          // normal unknown, friction unknowns
   T inv_n, inv_t;  // 1 / n, 1 / t
 };
-template <class T>
-STAGGER_HD STAGGER_INLINE RowScales<T> row_scales(const ProblemView<T>& p, int k, QpPhase phase) {
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE RowScales<T> row_scales(const P& p, int k, QpPhase phase) {
   if (!p.scale_n) return {T(1), T(1), T(1), T(1)};
   const T n = p.scale_n[k], t = p.scale_t[k];
   if (phase == QpPhase::both) {  // the cone couples alpha and beta: one scale for the contact
@@ -102,8 +102,8 @@ STAGGER_HD STAGGER_INLINE RowScales<T> row_scales(const ProblemView<T>& p, int k
 
 // y = x + m (x - x_prev) of contact k's unknowns in the buffers of `rotation` (the same formula gives
 // g(y) from the gradients, by linearity).
-template <class T>
-STAGGER_HD STAGGER_INLINE void extrapolated(const ProblemView<T>& p, int k, const ApgdBuffers<T>& u, int rotation,
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE void extrapolated(const P& p, int k, const ApgdBuffers<T>& u, int rotation,
                                             T m, T& a, T* b) {
   const int bx = buffer_x(rotation), bp = buffer_prev(rotation), nt = p.friction_dims;
   a = u.alpha[bx][k] + m * (u.alpha[bx][k] - u.alpha[bp][k]);
@@ -111,18 +111,18 @@ STAGGER_HD STAGGER_INLINE void extrapolated(const ProblemView<T>& p, int k, cons
   if (nt == 2) {  // written out (see copy_friction)
     b[0] = x[0] + m * (x[0] - prev[0]);
     b[1] = x[1] + m * (x[1] - prev[1]);
-    return;
+  } else {
+    for (int j = 0; j < nt; ++j) b[j] = x[j] + m * (x[j] - prev[j]);
   }
-  for (int j = 0; j < nt; ++j) b[j] = x[j] + m * (x[j] - prev[j]);
 }
 
 // x+ = P(y - D^-1 g(y)/L) for contact k's moving unknowns, into the island's trial buffer; also the
 // world impulse of x+, which the bodies then gather (computed once here rather than once per body side).
-template <class T>
-STAGGER_HD STAGGER_INLINE void apgd_trial_point(const ProblemView<T>& p, int k, QpPhase phase, T lipschitz, T momentum,
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE void apgd_trial_point(const P& p, int k, QpPhase phase, T lipschitz, T momentum,
                                                 int rotation, const ApgdBuffers<T>& u, const ApgdBuffers<T>& g,
                                                 Vec3<T>* impulse) {
-  T a, b[kMaxFacets], ga, gb[kMaxFacets];
+  T a, b[P::kFrictionCapacity], ga, gb[P::kFrictionCapacity];
   extrapolated(p, k, u, rotation, momentum, a, b);
   extrapolated(p, k, g, rotation, momentum, ga, gb);
   const RowScales<T> d = row_scales(p, k, phase);
@@ -140,10 +140,10 @@ STAGGER_HD STAGGER_INLINE void apgd_trial_point(const ProblemView<T>& p, int k, 
 
 // |D x - P(D x - g)|^2 = |D (x - P(x - D^-1 g))|^2 over contact k's moving unknowns: the
 // projected-gradient residual of the scaled problem, in velocities.
-template <class T>
-STAGGER_HD STAGGER_INLINE T projected_gradient_residual(const ProblemView<T>& p, int k, QpPhase phase, const T* x_alpha,
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE T projected_gradient_residual(const P& p, int k, QpPhase phase, const T* x_alpha,
                                                         const T* x_beta, const T* g_alpha, const T* g_beta) {
-  T a, b[kMaxFacets], a0, b0[kMaxFacets];
+  T a, b[P::kFrictionCapacity], a0, b0[P::kFrictionCapacity];
   load_unknowns(p, k, x_alpha, x_beta, a0, b0);
   a = a0;
   copy_friction(p.friction_dims, b0, b);
@@ -161,13 +161,13 @@ STAGGER_HD STAGGER_INLINE T projected_gradient_residual(const ProblemView<T>& p,
 
 // Contact k's terms of the trial in the island's buffers: x+ and g(x+) in the trial buffers, y and
 // g(y) extrapolated from x and x_prev.
-template <class T>
-STAGGER_HD STAGGER_INLINE ApgdTerms<T> apgd_terms(const ProblemView<T>& p, int k, QpPhase phase, T momentum,
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE ApgdTerms<T> apgd_terms(const P& p, int k, QpPhase phase, T momentum,
                                                   int rotation, const ApgdBuffers<T>& u, const ApgdBuffers<T>& g) {
   ApgdTerms<T> t{T(0), T(0), T(0), T(0)};
   const RowScales<T> s = row_scales(p, k, phase);
   const int bx = buffer_x(rotation), bt = buffer_trial(rotation), nt = p.friction_dims;
-  T ya, yb[kMaxFacets], gya, gyb[kMaxFacets];
+  T ya, yb[P::kFrictionCapacity], gya, gyb[P::kFrictionCapacity];
   extrapolated(p, k, u, rotation, momentum, ya, yb);
   extrapolated(p, k, g, rotation, momentum, gya, gyb);
   if (moves_alpha(phase)) {

@@ -33,8 +33,8 @@ STAGGER_HD STAGGER_INLINE QualityTerms no_quality_terms() { return QualityTerms{
 
 // Contact k's terms for body velocities v, w (solver slots) and impulses alpha, beta (the problem's
 // layout); `gap` is the contact's gap before the step.
-template <class T>
-STAGGER_HD STAGGER_INLINE QualityTerms contact_quality(const ProblemView<T>& p, int k, const Vec3<T>* v, const Vec3<T>* w,
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE QualityTerms contact_quality(const P& p, int k, const Vec3<T>* v, const Vec3<T>* w,
                                                        const T* alpha, const T* beta, double gap, double h) {
   const int nt = p.friction_dims;
   const Vec3<T> vt = contact_velocity(p, k, v, w);

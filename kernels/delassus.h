@@ -9,24 +9,24 @@
 namespace stagger {
 
 // Friction impulse of contact k in its (t1, t2) frame, from its friction unknowns.
-template <class T>
-STAGGER_HD STAGGER_INLINE void tangent_impulse(const ProblemView<T>& p, int k, const T* beta, T& b1, T& b2) {
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE void tangent_impulse(const P& p, int k, const T* beta, T& b1, T& b2) {
   const T* bk = beta + k * p.friction_dims;
   if (!p.pyramid) {
     b1 = bk[0];
     b2 = bk[1];
-    return;
-  }
-  b1 = b2 = T(0);
-  for (int j = 0; j < p.friction_dims; ++j) {
-    b1 += bk[j] * p.facet_cos[j];
-    b2 += bk[j] * p.facet_sin[j];
+  } else {
+    b1 = b2 = T(0);
+    for (int j = 0; j < p.friction_dims; ++j) {
+      b1 += bk[j] * p.facet_cos[j];
+      b2 += bk[j] * p.facet_sin[j];
+    }
   }
 }
 
 // World-frame impulse on body A from contact k's unknowns held in registers.
-template <class T>
-STAGGER_HD STAGGER_INLINE Vec3<T> world_impulse(const ProblemView<T>& p, int k, T alpha, const T* beta) {
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE Vec3<T> world_impulse(const P& p, int k, T alpha, const T* beta) {
   T b1, b2;
   if (!p.pyramid) {
     b1 = beta[0];
@@ -42,8 +42,8 @@ STAGGER_HD STAGGER_INLINE Vec3<T> world_impulse(const ProblemView<T>& p, int k, 
 }
 
 // Pass (1) with the contacts' world impulses computed beforehand (once per contact, not per side).
-template <class T>
-STAGGER_HD STAGGER_INLINE void body_velocity_from_impulses(const ProblemView<T>& p, int s, const Vec3<T>* impulse,
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE void body_velocity_from_impulses(const P& p, int s, const Vec3<T>* impulse,
                                                            Vec3<T>& v, Vec3<T>& w) {
   Vec3<T> force = zero3<T>(), torque = zero3<T>();
   for (int i = p.incidence_begin[s]; i < p.incidence_begin[s + 1]; ++i) {
@@ -63,8 +63,8 @@ STAGGER_HD STAGGER_INLINE void body_velocity_from_impulses(const ProblemView<T>&
 }
 
 // Pass (2): relative velocity of contact k in its frame, (n.w, t1.w, t2.w), w = w_A(p) - w_B(p).
-template <class T>
-STAGGER_HD STAGGER_INLINE Vec3<T> contact_velocity(const ProblemView<T>& p, int k, const Vec3<T>* v, const Vec3<T>* w) {
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE Vec3<T> contact_velocity(const P& p, int k, const Vec3<T>* v, const Vec3<T>* w) {
   Vec3<T> rel = p.w_known[k];
   int a = p.slot_a[k], b = p.slot_b[k];
   if (a >= 0) rel += v[a] + cross(w[a], p.r_a[k]);
@@ -73,28 +73,28 @@ STAGGER_HD STAGGER_INLINE Vec3<T> contact_velocity(const ProblemView<T>& p, int 
 }
 
 // Friction rows of a contact velocity (t1.w, t2.w): the 2 cone rows or the m facet rows.
-template <class T>
-STAGGER_HD STAGGER_INLINE void friction_rows(const ProblemView<T>& p, Vec3<T> vel, T* rows) {
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE void friction_rows(const P& p, Vec3<T> vel, T* rows) {
   if (!p.pyramid) {
     rows[0] = vel.y;
     rows[1] = vel.z;
-    return;
+  } else {
+    for (int j = 0; j < p.friction_dims; ++j) rows[j] = p.facet_cos[j] * vel.y + p.facet_sin[j] * vel.z;
   }
-  for (int j = 0; j < p.friction_dims; ++j) rows[j] = p.facet_cos[j] * vel.y + p.facet_sin[j] * vel.z;
 }
 
 // Rows of contact k's velocity in the unknowns' layout: the normal row (minus c, plus the optional
 // shift of successive relaxation) and the friction rows.
-template <class T>
-STAGGER_HD STAGGER_INLINE void contact_rows(const ProblemView<T>& p, int k, Vec3<T> vel, T normal_shift, T* g_alpha,
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE void contact_rows(const P& p, int k, Vec3<T> vel, T normal_shift, T* g_alpha,
                                             T* g_beta) {
   g_alpha[k] = vel.x - p.rhs[k] + normal_shift;
   friction_rows(p, vel, g_beta + k * p.friction_dims);
 }
 
 // Diagonal entry of W for contact k's row along `dir` (from its bodies' inverse masses and inertias).
-template <class T>
-STAGGER_HD STAGGER_INLINE T delassus_row_norm(const ProblemView<T>& p, int k, Vec3<T> dir) {
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE T delassus_row_norm(const P& p, int k, Vec3<T> dir) {
   T d = T(0);
   int a = p.slot_a[k], b = p.slot_b[k];
   if (a >= 0) {
@@ -111,8 +111,8 @@ STAGGER_HD STAGGER_INLINE T delassus_row_norm(const ProblemView<T>& p, int k, Ve
 // APGD's diagonal scales of contact k (kernels/apgd.h): the Delassus diagonal of its normal row and the
 // larger of its tangent rows' (the two tangent rows share a scale, so that the friction disk stays a
 // disk). Never zero: a contact touches at least one dynamic body.
-template <class T>
-STAGGER_HD STAGGER_INLINE void delassus_scales(const ProblemView<T>& p, int k, T& scale_n, T& scale_t) {
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE void delassus_scales(const P& p, int k, T& scale_n, T& scale_t) {
   scale_n = delassus_row_norm(p, k, p.normal[k]);
   scale_t = max_of(delassus_row_norm(p, k, p.tangent1[k]), delassus_row_norm(p, k, p.tangent2[k]));
 }

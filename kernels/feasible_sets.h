@@ -18,8 +18,8 @@ namespace stagger {
 constexpr double kTrescaBoundWeight = 0.5;
 
 // Projects contact k's unknowns a (alpha) and b[0..friction_dims) onto the set of `phase`.
-template <class T>
-STAGGER_HD STAGGER_INLINE void project_phase(const ProblemView<T>& p, int k, QpPhase phase, T& a, T* b) {
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE void project_phase(const P& p, int k, QpPhase phase, T& a, T* b) {
   T mu = p.mu[k];
   int m = p.friction_dims;
   switch (phase) {
@@ -56,14 +56,14 @@ STAGGER_HD STAGGER_INLINE void copy_friction(int n, const T* from, T* to) {
 }
 
 // Loads contact k's unknowns into registers and stores them back.
-template <class T>
-STAGGER_HD STAGGER_INLINE void load_unknowns(const ProblemView<T>& p, int k, const T* alpha, const T* beta, T& a, T* b) {
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE void load_unknowns(const P& p, int k, const T* alpha, const T* beta, T& a, T* b) {
   a = alpha[k];
   copy_friction(p.friction_dims, beta + k * p.friction_dims, b);
 }
 
-template <class T>
-STAGGER_HD STAGGER_INLINE void store_unknowns(const ProblemView<T>& p, int k, T a, const T* b, T* alpha, T* beta) {
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE void store_unknowns(const P& p, int k, T a, const T* b, T* alpha, T* beta) {
   alpha[k] = a;
   copy_friction(p.friction_dims, b, beta + k * p.friction_dims);
 }

@@ -13,8 +13,8 @@ namespace stagger {
 // mu |v_t| for the cone; for the pyramid mu * lambda with lambda = max(0, max_j -v_tj), the slip
 // rate of the pyramid's own complementarity conditions (with no shift the pyramid's natural map
 // describes the relaxed CCP problem, whose solutions separate while sliding).
-template <class T>
-STAGGER_HD STAGGER_INLINE T coulomb_shift(const ProblemView<T>& p, int k, const T* vt) {
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE T coulomb_shift(const P& p, int k, const T* vt) {
   T mu = p.mu[k];
   if (!p.pyramid) return mu * sqrt_of(vt[0] * vt[0] + vt[1] * vt[1]);
   T slip = T(0);
@@ -25,13 +25,13 @@ STAGGER_HD STAGGER_INLINE T coulomb_shift(const ProblemView<T>& p, int k, const 
 // |gamma_k - P_K(gamma_k - v~_k)|^2 for contact k from its velocity rows: `vn` the normal row minus c,
 // `vt` the friction rows; with `coulomb` the normal row is shifted by coulomb_shift first (else the
 // relaxed problem's map).
-template <class T>
-STAGGER_HD STAGGER_INLINE T natural_map_residual2_of_rows(const ProblemView<T>& p, int k, const T* alpha,
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE T natural_map_residual2_of_rows(const P& p, int k, const T* alpha,
                                                           const T* beta, T vn, const T* vt, bool coulomb) {
   int m = p.friction_dims;
   vn = vn + (coulomb ? coulomb_shift(p, k, vt) : T(0));
   T a0 = alpha[k], a = a0 - vn;
-  T b0[kMaxFacets], b[kMaxFacets];
+  T b0[P::kFrictionCapacity], b[P::kFrictionCapacity];
   for (int j = 0; j < m; ++j) {
     b0[j] = beta[k * m + j];
     b[j] = b0[j] - vt[j];
@@ -44,18 +44,18 @@ STAGGER_HD STAGGER_INLINE T natural_map_residual2_of_rows(const ProblemView<T>& 
 }
 
 // The same for contact k with relative velocity `vel` (n.w, t1.w, t2.w).
-template <class T>
-STAGGER_HD STAGGER_INLINE T natural_map_residual2(const ProblemView<T>& p, int k, const T* alpha, const T* beta,
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE T natural_map_residual2(const P& p, int k, const T* alpha, const T* beta,
                                                   Vec3<T> vel, bool coulomb) {
-  T vt[kMaxFacets];
+  T vt[P::kFrictionCapacity];
   friction_rows(p, vel, vt);
   return natural_map_residual2_of_rows(p, k, alpha, beta, vel.x - p.rhs[k], vt, coulomb);
 }
 
 // |b_k|^2: the free velocity rows (impulses zero), whose norm scales the island's errors.
-template <class T>
-STAGGER_HD STAGGER_INLINE T free_velocity_norm2(const ProblemView<T>& p, int k, Vec3<T> vel_free) {
-  T vt[kMaxFacets];
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE T free_velocity_norm2(const P& p, int k, Vec3<T> vel_free) {
+  T vt[P::kFrictionCapacity];
   friction_rows(p, vel_free, vt);
   T r = square(vel_free.x - p.rhs[k]);
   for (int j = 0; j < p.friction_dims; ++j) r += square(vt[j]);
