@@ -62,6 +62,17 @@ Eigen::SparseMatrix<double> to_eigen(const fclib_matrix& m) {
   return w;
 }
 
+// Whether the FCLIB file at `path` has a group named `name`. libfclib's readers end the process when
+// a group they open is missing ("HDF5 call failed", exit 1), and an FCLIB problem need not carry a
+// solution: look before reading one.
+bool has_group(const std::string& path, const char* name) {
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file < 0) return false;
+  const htri_t exists = H5Lexists(file, name, H5P_DEFAULT);
+  H5Fclose(file);
+  return exists > 0;
+}
+
 Method parse_method(const std::string& name) {
   if (auto method = method_from_name(name)) return *method;
   throw std::invalid_argument("unknown method \"" + name + "\" (" + kMethodNames + ")");
@@ -101,7 +112,7 @@ LocalProblem read_fclib_local(const std::string& path, std::optional<Eigen::Vect
   if (!fs::is_regular_file(path)) throw std::runtime_error("no such file");
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // our message says what is wrong, not HDF5's stack dump
   if (H5Fis_hdf5(path.c_str()) <= 0) throw std::runtime_error("not an HDF5 file");
-  fclib_local* local = fclib_read_local(path.c_str());
+  fclib_local* local = has_group(path, "/fclib_local") ? fclib_read_local(path.c_str()) : nullptr;
   if (!local || !local->W || !local->q || !local->mu) {
     if (local) fclib_delete_local(local);
     throw std::runtime_error("not an FCLIB local problem");
@@ -122,7 +133,7 @@ LocalProblem read_fclib_local(const std::string& path, std::optional<Eigen::Vect
     if (!(m >= 0)) throw std::runtime_error("a friction coefficient is negative or not a number");
   if (solution) {
     solution->reset();
-    if (fclib_solution* s = fclib_read_solution(path.c_str())) {
+    if (fclib_solution* s = has_group(path, "/solution") ? fclib_read_solution(path.c_str()) : nullptr) {
       if (s->r) *solution = Eigen::Map<const Eigen::VectorXd>(s->r, n);
       fclib_delete_solutions(s, 1);
     }

@@ -62,6 +62,32 @@ TEST_CASE("an island written to FCLIB reads back as the same problem and solutio
   fs::remove_all(dir);
 }
 
+// FCLIB files need not carry a solution, and libfclib's reader ends the process (exit 1, "HDF5 call
+// failed") when asked for one that is missing: such a problem must read without one and solve.
+TEST_CASE("an FCLIB problem without a solution reads and solves", "[fclib][cli]") {
+  if (skip_without_fclib()) return;
+  World world = stepped_stack(3);
+  LocalProblem lp = local_problem(world.problem(), 0);
+  REQUIRE(lp.contacts() > 0);
+  fs::path dir = ::test::temp_dir("fclib_no_solution");
+  const std::string file = (dir / "bare.hdf5").string();
+  write_fclib_local(file, lp, nullptr, "no solution", "test");
+  std::optional<Eigen::VectorXd> solution = Eigen::VectorXd::Zero(1);
+  LocalProblem back = read_fclib_local(file, &solution);
+  CHECK(back.contacts() == lp.contacts());
+  CHECK_FALSE(solution.has_value());
+  ::test::Outcome solved = ::test::stagger("solve-fclib " + file + " --tolerance 1e-6", dir);
+  CHECK(solved.code == 0);
+  CHECK(solved.err == "");
+  // One row for the one tolerance, converged, with an empty reference-error column.
+  const size_t row = solved.out.find(file + ",");
+  REQUIRE(row != std::string::npos);
+  const std::string line = solved.out.substr(row, solved.out.find('\n', row) - row);
+  CHECK(line.find(",1e-06,1,") != std::string::npos);
+  CHECK(line.back() == ',');
+  fs::remove_all(dir);
+}
+
 TEST_CASE("the impulses a step applied solve its exported FCLIB problem", "[fclib]") {
   if (skip_without_fclib()) return;
   // W and q come from the reference's assembly, the impulses from the batched backend: two
