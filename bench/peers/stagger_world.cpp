@@ -16,8 +16,16 @@ class StaggerWorld : public PeerWorld {
   Quatd orientation(int i) const override { return world_.bodies().q[i]; }
   Vec3d velocity(int i) const override { return world_.bodies().v[i]; }
   std::string settings() const override {
+    // What each kind of island is solved with ("auto" resolves per island: island_settings).
     const SolverSettings& s = world_.scene().solver;
-    return fmt::format("{} tol {:g} max_outer {}", method_name(s.method), s.tolerance, s.max_outer_iterations);
+    auto described = [&](int contacts) {
+      const SolverSettings i = island_settings(s, contacts);
+      return fmt::format("{} tol {:g}", method_name(i.method), i.tolerance);
+    };
+    const std::string large = described(kGranularIslandContacts + 1), small = described(1);
+    const std::string methods =
+        large == small ? large : fmt::format("islands > {} contacts {}, others {}", kGranularIslandContacts, large, small);
+    return fmt::format("{}: {}, max_outer {}", method_name(s.method), methods, s.max_outer_iterations);
   }
 
  private:
