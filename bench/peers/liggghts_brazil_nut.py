@@ -13,6 +13,11 @@ triangle-mesh walls moved by `fix move/mesh ... wiggle`, z(t) = A sin(2 pi f t) 
 
 usage: liggghts_brazil_nut.py --state final_state.csv --scene scenes/brazil_nut.json --work DIR
                               --seconds T --series heights.csv [--out peers.csv] [--procs 1]
+                              [--youngs E --dt DT] [--curve NAME]
+
+The row has stagger_peer_bench's columns, measured alike: the deepest overlap (bead-bead and bead-wall)
+in snapshots every 10 ms of simulated time (peer_bench looks every 10 steps of 1 ms), beads lost
+(LIGGGHTS drops atoms that leave its box) and the kinetic energy at the end.
 """
 import argparse, csv, json, math, os, re, subprocess, sys, time
 
@@ -32,6 +37,14 @@ def stl_quad(path, name, corners):
                 f.write("vertex {:.9g} {:.9g} {:.9g}\n".format(*v))
             f.write("endloop\nendfacet\n")
         f.write(f"endsolid {name}\n")
+
+
+def wall_overlap(spheres, half, floor_z):
+    """Deepest overlap of a sphere with the four side walls (x, y = +-half) or the floor at floor_z (m)."""
+    deepest = 0.0
+    for x, y, z, r in spheres:
+        deepest = max(deepest, r - (x + half), r - (half - x), r - (y + half), r - (half - y), r - (z - floor_z))
+    return deepest
 
 
 def max_overlap(spheres):
@@ -65,6 +78,8 @@ def main():
     ap.add_argument("--procs", type=int, default=1)
     ap.add_argument("--out", help="peers CSV to append the timing row to")
     ap.add_argument("--series", required=True)
+    ap.add_argument("--curve", default="", help="the CSV's last column (bench/peers/curves.sh)")
+    ap.add_argument("--sample-every", type=float, default=0.01, help="seconds between overlap snapshots")
     a = ap.parse_args()
 
     scene = load_scene(a.scene)
@@ -95,6 +110,7 @@ def main():
     for name, quad in walls.items():
         stl_quad(os.path.join(a.work, name + ".stl"), name, quad)
     period_steps = round(1.0 / freq / a.dt)
+    sample_steps = max(1, round(a.sample_every / a.dt))
     steps = round(a.seconds / a.dt)
     mu = gen["friction"]
     inp = f"""# written by bench/peers/liggghts_brazil_nut.py
@@ -118,6 +134,8 @@ fix gravity all gravity 9.81 vector 0.0 0.0 -1.0
 """ + "".join(f"fix {n} all mesh/surface file {n}.stl type 1\n" for n in walls) + f"""fix walls all wall/gran model hertz tangential history mesh n_meshes {len(walls)} meshes {' '.join(walls)}
 """ + "".join(f"fix shake_{n} all move/mesh mesh {n} wiggle amplitude 0 0 {amp:g} period {1.0 / freq:.9g}\n" for n in walls) + f"""fix integrate all nve/sphere
 variable zi equal z[{intruder}]
+dump samples all custom {sample_steps} samples.dump id radius mass x y z vx vy vz
+dump_modify samples sort id
 thermo_style custom step time atoms v_zi
 thermo_modify lost ignore norm no
 thermo {period_steps}
@@ -142,20 +160,30 @@ write_dump all custom final.dump id radius x y z
                re.finditer(r"^\s*(\d+)\s+([0-9.eE+-]+)\s+(\d+)\s+([0-9.eE+-]+)\s*$", log, re.M)]
     atoms_end = int(re.findall(r"^\s*\d+\s+[0-9.eE+-]+\s+(\d+)\s+[0-9.eE+-]+\s*$", log, re.M)[-1])
 
-    dump = open(os.path.join(a.work, "final.dump")).read().split("ITEM: ATOMS")[1].splitlines()[1:]
-    final = [tuple(map(float, l.split()[2:5])) + (float(l.split()[1]),) for l in dump if l.strip()]
-    deepest = max_overlap(final)
+    # Snapshots: the deepest overlap of the run as peer_bench measures it; the last one's kinetic energy.
+    deepest, kinetic = 0.0, 0.0
+    for block in open(os.path.join(a.work, "samples.dump")).read().split("ITEM: TIMESTEP")[1:]:
+        step = int(block.split()[0])
+        rows_ = [l.split() for l in block.split("ITEM: ATOMS")[1].splitlines()[1:] if l.strip()]
+        snap = [(float(r[3]), float(r[4]), float(r[5]), float(r[1])) for r in rows_]
+        floor_z = amp * math.sin(2 * math.pi * freq * step * a.dt)
+        deepest = max(deepest, max_overlap(snap), wall_overlap(snap, half, floor_z))
+        kinetic = sum(0.5 * float(r[2]) * (float(r[6]) ** 2 + float(r[7]) ** 2 + float(r[8]) ** 2) for r in rows_)
     dynamic = len(spheres)
     simulated = steps * a.dt
+    lost = len(spheres) - atoms_end
+    bead = gen["shape"]["radius"]
     settings = (f"Hertz/Mindlin (hertz, tangential history), E {a.youngs:g} Pa, nu 0.3, e 0.1, mu {mu:g}, "
                 f"dt {a.dt:g} s, {a.procs} process(es), {len(spheres) - atoms_end} atoms lost")
     fresh = a.out and not os.path.exists(a.out)
     with open(a.out or os.devnull, "a") as f:
         if fresh:
             f.write("peer,scene,steps,h,dynamic_bodies,wall_s,steps_per_s,body_seconds_per_s,max_penetration_m,"
-                    "max_displacement_m,stood_1mm,settings\n")
+                    "max_displacement_m,stood_1mm,wall_per_simulated_s,max_penetration_rel_size,lost_bodies,"
+                    "kinetic_energy_end_j,settings,curve\n")
         f.write(f"liggghts,{scene['name']},{steps},{a.dt:g},{dynamic},{loop:.4f},{steps / loop:.2f},"
-                f"{dynamic * simulated / loop:.1f},{deepest:.3e},,,\"{settings}\"\n")
+                f"{dynamic * simulated / loop:.1f},{deepest:.3e},,,{loop / simulated:.4g},{deepest / bead:.4g},"
+                f"{lost},{kinetic:.4g},\"{settings}\",{a.curve}\n")
     with open(a.series, "w") as f:
         f.write("time_s,cycle,intruder_height_m\n")
         for t, z in heights:
