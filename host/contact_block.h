@@ -3,12 +3,19 @@
 
 namespace stagger {
 
-// A run of at most Exec::kBlockSize contacts of one island: the unit of parallel work and of the
+// A run of at most Exec::block_size() contacts of one island: the unit of parallel work and of the
 // partial sums behind every per-island reduction, so results do not depend on the thread count.
 // The CPU runs a block's 256 contacts in order on one thread; the GPU runs a block of 32 as one
 // warp, so that the many small islands of a pile do not leave whole thread blocks idle.
 struct ContactBlock {
   int island, begin, end;
 };
+
+// The executors' shapes: contacts per block, and APGD iterations between checks of "is any island
+// still iterating" (free on the CPU, a round trip to the host on the GPU). The CPU executor can run
+// with the GPU's (SolveControls::block_size, loop_check_interval), so that CI runs the GPU's block
+// partition and loop control; docs/backends.md lists where the executors differ.
+constexpr int kCpuBlockSize = 256, kCpuLoopCheckInterval = 1;
+constexpr int kGpuBlockSize = 32, kGpuLoopCheckInterval = 8;
 
 }  // namespace stagger

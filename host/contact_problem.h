@@ -81,6 +81,11 @@ struct SolveControls {
   // 0: none, -1: the executor's default (docs/backends.md says how it was chosen). `stagger run`
   // reads STAGGER_DENSE_MAX_CONTACTS.
   int dense_max_contacts = -1;
+  // The CPU executor's contacts per block and iterations between "any island still iterating?"
+  // checks (host/contact_block.h); 0: its own (256, 1). The tests also run with the GPU's (32, 8).
+  // The CUDA executor keeps its own.
+  int block_size = 0;
+  int loop_check_interval = 0;
 };
 
 }  // namespace stagger

@@ -2,7 +2,9 @@
 // stores its arrays and launches its element loops on the host. The CUDA executor
 // (host/cuda/exec_cuda.cuh) offers the same members with device arrays and kernels, so the CPU runs
 // the GPU's algorithm: the same loops and the same element functions; only the block size (256
-// contacts here, a warp of 32 there) and so the summation order of the reductions differ.
+// contacts here by default, a warp of 32 there) and so the summation order of the reductions, and how
+// often the iteration loop asks whether any island is still iterating, differ. Both can be set to the
+// GPU's (configure).
 #pragma once
 
 #include <algorithm>
@@ -10,6 +12,7 @@
 
 #include "contact_block.h"
 #include "contact_problem.h"
+#include "executor.h"
 #include "parallel.h"
 
 namespace stagger {
@@ -17,12 +20,18 @@ namespace stagger {
 struct CpuExec {
   template <class T>
   using Array = std::vector<T>;
-  // How many APGD iterations run between checks of "is any island still iterating" (a check is
-  // free here; on a GPU it is a round trip to the host).
-  static constexpr int kLoopCheckInterval = 1;
   static constexpr bool kHostMemory = true;  // a double solve reads the host problem in place
-  // Contacts per block: large enough to amortize a loop, small enough to spread one island over threads.
-  static constexpr int kBlockSize = 256;
+  // Contacts per block: large enough to amortize a loop, small enough to spread one island over
+  // threads; and how many APGD iterations run between checks of "is any island still iterating"
+  // (a check is free here). Set by configure.
+  int block_size_ = kCpuBlockSize, loop_check_interval_ = kCpuLoopCheckInterval;
+  int block_size() const { return block_size_; }
+  int loop_check_interval() const { return loop_check_interval_; }
+  // The shape a solve asks for (SolveControls): 0 keeps the CPU's own.
+  void configure(int block_size, int loop_check_interval) {
+    block_size_ = block_size > 0 ? block_size : kCpuBlockSize;
+    loop_check_interval_ = loop_check_interval > 0 ? loop_check_interval : kCpuLoopCheckInterval;
+  }
   // Islands of at most this many contacts take the dense path (host/dense_islands.h): none, because
   // on the CPU the matrix-free product was faster at every island size measured (docs/backends.md).
   static constexpr int kDenseMaxContacts = 0;
@@ -148,5 +157,6 @@ struct CpuExec {
 
   bool any(const Array<int>& flags, int n) { return std::any_of(flags.begin(), flags.begin() + n, [](int f) { return f != 0; }); }
 };
+static_assert(check_executor<CpuExec>());
 
 }  // namespace stagger

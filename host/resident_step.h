@@ -20,6 +20,7 @@
 #include "kernels/contact_quality.h"
 #include "kernels/problem_assembly.h"
 #include "narrowphase.h"
+#include "quality.h"
 
 namespace stagger {
 
@@ -43,10 +44,10 @@ class ResidentStep {
   // The solve stage for a problem whose structure the host built (build_problem_structure):
   // predictor, the problem's numbers, the batched solve, the bodies' new velocities. `result` gets
   // the impulses, the island statistics and the Lipschitz estimates (not the velocities); `quality`
-  // the contacts' combined quality terms.
+  // the step's quality measures (host/quality.h), measured on the device.
   virtual void solve(const ContactProblem& structure, const std::vector<int>& island_bodies,
                      const std::vector<int>& source, const SolverSettings& settings, const SolveControls& controls,
-                     const RowSettings& rows, Vec3d gravity, SolveResult& result, QualityTerms& quality) = 0;
+                     const RowSettings& rows, Vec3d gravity, SolveResult& result, StepQuality& quality) = 0;
   // The integrate stage: poses of dynamic bodies, prescribed states of kinematic ones, at t_next.
   virtual void integrate(double h, double t_next) = 0;
   // The first body whose state is non-finite, or a dynamic body beyond the limits; -1 if none.

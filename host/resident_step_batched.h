@@ -202,16 +202,16 @@ struct ResidentBatched {
   template <class T>
   void solve_at(ProblemArrays<Exec, T>& arrays, StaggeredBatched<Exec, T>& solver, const ContactProblem& structure,
                 const SolverSettings& settings, const SolveControls& controls, const RowSettings& rows,
-                SolveResult& result, QualityTerms& terms) {
+                SolveResult& result, StepQuality& measured) {
     solver.run(structure, assemble(arrays, structure, rows), settings, controls);
     update_velocities(solver, structure.num_bodies());
-    terms = quality(solver, rows.h);
+    measured = step_quality(quality(solver, rows.h), solver.measured_error());
     result = solver.result(false);
   }
 
   void solve(const ContactProblem& structure, const std::vector<int>& island_bodies, const std::vector<int>& source,
              const SolverSettings& settings, const SolveControls& controls, const RowSettings& rows, Vec3d gravity,
-             SolveResult& result, QualityTerms& terms) {
+             SolveResult& result, StepQuality& measured) {
     sized(v_pred_);  // every element written below
     sized(w_pred_);
     const BodyView bodies = view();
@@ -221,13 +221,13 @@ struct ResidentBatched {
     Exec::upload(source, source_);
     Exec::upload(island_bodies, island_bodies_);
     if (controls.precision == Precision::f64) {
-      solve_at(problem64_, solver64_, structure, settings, controls, rows, result, terms);
+      solve_at(problem64_, solver64_, structure, settings, controls, rows, result, measured);
     } else {
       if (!solver32_) {
         problem32_ = std::make_unique<ProblemArrays<Exec, float>>();
         solver32_ = std::make_unique<StaggeredBatched<Exec, float>>();
       }
-      solve_at(*problem32_, *solver32_, structure, settings, controls, rows, result, terms);
+      solve_at(*problem32_, *solver32_, structure, settings, controls, rows, result, measured);
     }
   }
 
@@ -276,7 +276,7 @@ class ResidentStepOn final : public ResidentStep {
   void narrowphase(Contacts& out) override { impl_.collide_.narrowphase(out); }
   void solve(const ContactProblem& structure, const std::vector<int>& island_bodies, const std::vector<int>& source,
              const SolverSettings& settings, const SolveControls& controls, const RowSettings& rows, Vec3d gravity,
-             SolveResult& result, QualityTerms& quality) override {
+             SolveResult& result, StepQuality& quality) override {
     impl_.solve(structure, island_bodies, source, settings, controls, rows, gravity, result, quality);
   }
   void integrate(double h, double t_next) override { impl_.integrate(h, t_next); }

@@ -23,7 +23,7 @@ class DyingResidentStep final : public ResidentStep {
   void narrowphase(Contacts& out) override { alive().narrowphase(out); }
   void solve(const ContactProblem& structure, const std::vector<int>& island_bodies, const std::vector<int>& source,
              const SolverSettings& settings, const SolveControls& controls, const RowSettings& rows, Vec3d gravity,
-             SolveResult& result, QualityTerms& quality) override {
+             SolveResult& result, StepQuality& quality) override {
     alive().solve(structure, island_bodies, source, settings, controls, rows, gravity, result, quality);
   }
   void integrate(double h, double t_next) override {

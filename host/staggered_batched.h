@@ -26,13 +26,13 @@
 
 namespace stagger {
 
-// b_floor of SOLVER.md, per row (m/s): errors are relative to |b|, except when the free velocity
-// is essentially zero (bodies at rest with no load), where they become absolute at this scale.
-constexpr double kFreeVelocityFloor = 1e-6;
-
 struct SumOp {
   template <class R>
   STAGGER_HD STAGGER_INLINE R operator()(R a, R b) const { return a + b; }
+};
+struct MaxOp {
+  template <class R>
+  STAGGER_HD STAGGER_INLINE R operator()(R a, R b) const { return a < b ? b : a; }
 };
 
 template <class Exec, class T = double>
@@ -150,8 +150,8 @@ struct StaggeredBatched {
     for (int i = 0; i < ni; ++i) {
       island_block_begin[i] = int(blocks_host_.size());
       const int end = problem.island_contact_begin[i + 1];
-      for (int k = problem.island_contact_begin[i]; k < end; k += Exec::kBlockSize)
-        blocks_host_.push_back(ContactBlock{i, k, k + Exec::kBlockSize < end ? k + Exec::kBlockSize : end});
+      for (int k = problem.island_contact_begin[i]; k < end; k += exec.block_size())
+        blocks_host_.push_back(ContactBlock{i, k, k + exec.block_size() < end ? k + exec.block_size() : end});
     }
     island_block_begin[ni] = int(blocks_host_.size());
     island_contact_begin_host_ = problem.island_contact_begin;
@@ -257,6 +257,27 @@ struct StaggeredBatched {
         },
         SumOp{}, T(0), block_value_);
     errors_from_block_values(mask);
+  }
+
+  // The largest island natural-map error of the returned impulses (cur_), measured from them and from
+  // the bodies' velocities that run() leaves in v_, w_ (host/quality.h, measured_natural_map_error: not
+  // the error the outer loop recorded for its iterates). Overwrites error_.
+  double measured_error() {
+    with_friction_view([&](const auto& p) { measured_errors_on(p); });
+    const T* error = ptr(error_);
+    return double(exec.reduce(p_.num_islands, [=] STAGGER_HD(int i) { return error[i]; }, MaxOp{}, T(0)));
+  }
+  template <class P>
+  void measured_errors_on(const P p) {
+    const Vec3<T>*v = ptr(v_), *w = ptr(w_);
+    const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);
+    block_reduce(
+        all_,
+        [=] STAGGER_HD(int k) {
+          return natural_map_residual2(p, k, ca, cb, contact_velocity(p, k, v, w), /*coulomb=*/true);
+        },
+        SumOp{}, T(0), block_value_);
+    errors_from_block_values(all_);
   }
 
   // error_[i] of the masked islands from the contacts' squared residuals summed in block_value_.
@@ -380,7 +401,7 @@ struct StaggeredBatched {
     const ApgdTerms<T>* terms = ptr(island_terms_);
     for (int iteration = 0;; ++iteration) {
       exec.for_each(ni, [=] STAGGER_HD(int i) { active[i] = apgd[i].active; });
-      if (iteration % Exec::kLoopCheckInterval == 0 && !exec.any(active_, ni)) break;
+      if (iteration % exec.loop_check_interval() == 0 && !exec.any(active_, ni)) break;
       for_contacts(active_, [=] STAGGER_HD(int k) {
         const int i = p.contact_island[k];
         const ApgdIsland<T>& s = apgd[i];
@@ -662,8 +683,8 @@ struct StaggeredBatched {
     const T* sum = ptr(island_value_);
     T* scale = ptr(scale_);
     exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
-      int rows = (p.island_contact_begin[i + 1] - p.island_contact_begin[i]) * (1 + nt);
-      scale[i] = T(1) / max_of(sqrt_of(sum[i]), T(kFreeVelocityFloor) * sqrt_of(T(rows)));
+      const int rows = (p.island_contact_begin[i + 1] - p.island_contact_begin[i]) * (1 + nt);
+      scale[i] = island_error_scale(sum[i], rows);
     });
   }
 
@@ -721,6 +742,7 @@ struct StaggeredBatched {
   // The impulses and velocities stay in cur_ and v_, w_.
   void run(const ContactProblem& structure, ProblemView<T> view, const SolverSettings& settings,
            const SolveControls& controls) {
+    exec.configure(controls.block_size, controls.loop_check_interval);
     resize(structure);
     p_ = view;
     p_.friction_bound = ptr(bound_);

@@ -88,12 +88,12 @@ void World::solve() {
   const WarmStartCache* warm = solver.warm_start ? &warm_ : nullptr;
   if (resident_) {
     build_problem_structure(bodies_, contacts_, islands_, solver, settings, warm, problem_, source_);
-    QualityTerms terms;
+    StepQuality quality;
     resident_->solve(problem_, islands_.bodies, source_, solver, options_.controls,
                      RowSettings{time_, h, solver.stabilization_speed, solver.bounce_threshold}, scene_.gravity,
-                     result_, terms);
+                     result_, quality);
     if (solver.warm_start) warm_.assign(warm_start_entries(contacts_, source_, problem_, result_));
-    report(step_quality(terms, result_.islands));
+    report(quality);
     return;
   }
 

@@ -52,6 +52,17 @@ STAGGER_HD STAGGER_INLINE T natural_map_residual2(const P& p, int k, const T* al
   return natural_map_residual2_of_rows(p, k, alpha, beta, vel.x - p.rhs[k], vt, coulomb);
 }
 
+// b_floor of SOLVER.md, per row (m/s): errors are relative to |b|, except when the free velocity
+// is essentially zero (bodies at rest with no load), where they become absolute at this scale.
+constexpr double kFreeVelocityFloor = 1e-6;
+
+// 1 / max(|b|, b_floor) of an island whose free velocity rows have squared norm `b2` over `rows` rows:
+// what its summed squared residuals are scaled by (error = sqrt(sum) * scale).
+template <class T>
+STAGGER_HD STAGGER_INLINE T island_error_scale(T b2, int rows) {
+  return T(1) / max_of(sqrt_of(b2), T(kFreeVelocityFloor) * sqrt_of(T(rows)));
+}
+
 // |b_k|^2: the free velocity rows (impulses zero), whose norm scales the island's errors.
 template <class P, class T = typename P::Real>
 STAGGER_HD STAGGER_INLINE T free_velocity_norm2(const P& p, int k, Vec3<T> vel_free) {

@@ -1,14 +1,51 @@
 // Shared helpers of the tests: scenes from the repository, body lookup, small vector checks.
 #pragma once
 
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <iostream>
 #include <string>
 #include <vector>
 
 #include "backend.h"
+#include "contact_block.h"
 #include "scene.h"
 #include "world.h"
 
 namespace stagger::test {
+
+// Catch2 v2 has no "skipped" result: a test that cannot run here prints this marker with the reason,
+// which ctest reports as skipped (SKIP_REGULAR_EXPRESSION, tests/CMakeLists.txt) and scripts/test.sh
+// lists; a test that ran but left out a part (a backend) prints kNotRunMarker, which test.sh lists too.
+constexpr const char* kSkipMarker = "STAGGER_SKIPPED: ";
+constexpr const char* kNotRunMarker = "STAGGER_PART_NOT_RUN: ";
+
+// STAGGER_REQUIRE_GPU=1 (a run on a GPU machine): a GPU test that cannot run fails instead of skipping.
+inline bool gpu_required() {
+  const char* v = std::getenv("STAGGER_REQUIRE_GPU");
+  return v && std::string(v) == "1";
+}
+
+// Says why the test does not run; the caller returns right after.
+inline void skip_test(const std::string& why) {
+  std::cout << kSkipMarker << why << std::endl;
+  WARN("skipped: " << why);
+}
+
+// For a test that needs a GPU: false when one is usable; else skips (or fails under
+// STAGGER_REQUIRE_GPU=1) with `why` and returns true.
+inline bool skip_gpu_test(const std::string& why) {
+  if (gpu_required()) FAIL("STAGGER_REQUIRE_GPU=1, but this test cannot use a GPU: " << why);
+  skip_test(why);
+  return true;
+}
+inline bool skip_without_gpu() { return !cuda_device_available() && skip_gpu_test(cuda_unavailable_reason()); }
+
+// For a test that ran on every backend but one it could not use here.
+inline void part_not_run(const std::string& what, const std::string& why) {
+  std::cout << kNotRunMarker << what << ": " << why << std::endl;
+}
 
 inline Scene validation_scene(const std::string& name) {
   return load_scene(std::string(STAGGER_SOURCE_DIR) + "/scenes/validation/" + name + ".json");
@@ -52,6 +89,8 @@ inline std::string backend_name(SolverBackend b) {
 inline std::vector<SolverBackend> solve_backends() {
   std::vector<SolverBackend> backends{SolverBackend::batched, SolverBackend::reference};
   if (cuda_device_available()) backends.push_back(SolverBackend::cuda);
+  else if (gpu_required()) FAIL("STAGGER_REQUIRE_GPU=1, but the CUDA backend cannot run: " << cuda_unavailable_reason());
+  else part_not_run("the CUDA backend", cuda_unavailable_reason());
   return backends;
 }
 
@@ -59,12 +98,28 @@ inline std::vector<SolverBackend> solve_backends() {
 inline std::vector<SolverBackend> batched_backends() {
   std::vector<SolverBackend> backends{SolverBackend::batched};
   if (cuda_device_available()) backends.push_back(SolverBackend::cuda);
+  else if (gpu_required()) FAIL("STAGGER_REQUIRE_GPU=1, but the CUDA backend cannot run: " << cuda_unavailable_reason());
+  else part_not_run("the CUDA backend", cuda_unavailable_reason());
   return backends;
+}
+
+// The solve controls of the tests: the executors' defaults, or with STAGGER_TEST_GPU_SHAPE=1 the CPU
+// executor in the GPU's shape, 32-contact blocks and a loop check every 8 iterations (ctest runs the
+// equivalence tests both ways: tests/CMakeLists.txt).
+inline SolveControls test_controls() {
+  SolveControls controls;
+  const char* v = std::getenv("STAGGER_TEST_GPU_SHAPE");
+  if (v && std::string(v) == "1") {
+    controls.block_size = kGpuBlockSize;
+    controls.loop_check_interval = kGpuLoopCheckInterval;
+  }
+  return controls;
 }
 
 inline WorldOptions on_backend(SolverBackend backend) {
   WorldOptions options;
   options.backend = backend;
+  options.controls = test_controls();
   return options;
 }
 

@@ -118,6 +118,7 @@ inline SolverSettings tight(Method method = Method::staggered) {
   SolverSettings s;
   s.method = method;
   s.tolerance = 1e-11;
+  s.tolerance_set = true;  // for every island, granular ones too (island_settings)
   s.inner_tolerance = 1e-13;
   s.max_outer_iterations = 500;
   s.max_inner_iterations = 20000;

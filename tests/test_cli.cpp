@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "backend.h"
 #include "cli_helpers.h"
 
 using namespace test;
@@ -14,7 +15,7 @@ TEST_CASE("a run writes final_state.csv and summary.json", "[cli]") {
   fs::path scene = write_scene(dir, "drop.json", R"({"time_step": 0.01, "steps": 30, "output": {"every": 10},
     "bodies": [{"id": "floor", "shape": {"type": "plane"}, "fixed": true},
                {"id": "ball", "shape": {"type": "sphere", "radius": 0.1}, "position": [0, 0, 0.3], "mass": 1}]})");
-  Outcome r = stagger("run " + scene.string() + " --out " + (dir / "out").string(), dir);
+  Outcome r = test::stagger("run " + scene.string() + " --out " + (dir / "out").string(), dir);
   REQUIRE(r.code == 0);
   std::string csv = slurp(dir / "out" / "final_state.csv");
   REQUIRE(csv.rfind("id,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n", 0) == 0);
@@ -39,7 +40,7 @@ TEST_CASE("a run writes final_state.csv and summary.json", "[cli]") {
   for (const auto& e : fs::recursive_directory_iterator(dir / "out"))
     REQUIRE(e.path().string().find(".tmp.") == std::string::npos);
   // --steps overrides the scene.
-  REQUIRE(stagger("run " + scene.string() + " --quiet --steps 5 --out " + (dir / "out5").string(), dir).code == 0);
+  REQUIRE(test::stagger("run " + scene.string() + " --quiet --steps 5 --out " + (dir / "out5").string(), dir).code == 0);
   REQUIRE(nlohmann::json::parse(slurp(dir / "out5" / "summary.json"))["steps"] == 5);
   fs::remove_all(dir);
 }
@@ -49,23 +50,23 @@ TEST_CASE("bad input exits 2 with one error line naming file and path", "[cli][e
   fs::path scene = write_scene(dir, "pile.json", R"({"time_step": 0.01, "steps": 3, "bodies": [
     {"shape": {"type": "sphere", "radius": 1}, "mass": 1}, {"shape": {"type": "sphere", "radius": 1}, "mass": 1},
     {"shape": {"type": "sphere", "radius": 1}, "mass": 1}, {"shape": {"type": "sphere", "radius": -0.01}, "mass": 1}]})");
-  Outcome r = stagger("run " + scene.string() + " --out " + (dir / "out").string(), dir);
+  Outcome r = test::stagger("run " + scene.string() + " --out " + (dir / "out").string(), dir);
   REQUIRE(r.code == 2);
   REQUIRE(r.err == "error: " + scene.string() + ": bodies[3].shape.radius: must be > 0, got -0.01\n");
   REQUIRE_FALSE(fs::exists(dir / "out" / "final_state.csv"));  // nothing simulated
 
-  REQUIRE(stagger("run " + (dir / "missing.json").string(), dir).code == 2);
-  REQUIRE(stagger("run", dir).code == 2);
-  REQUIRE(stagger("run " + scene.string() + " --backend warp", dir).code == 2);
-  REQUIRE(stagger("run " + scene.string() + " --steps -3", dir).code == 2);
+  REQUIRE(test::stagger("run " + (dir / "missing.json").string(), dir).code == 2);
+  REQUIRE(test::stagger("run", dir).code == 2);
+  REQUIRE(test::stagger("run " + scene.string() + " --backend warp", dir).code == 2);
+  REQUIRE(test::stagger("run " + scene.string() + " --steps -3", dir).code == 2);
   fs::path ok = write_scene(dir, "ok.json", R"({"time_step": 0.01, "steps": 1, "bodies": [{"shape": {"type": "sphere", "radius": 1}, "mass": 1}]})");
-  Outcome cuda = stagger("run " + ok.string() + " --backend cuda --out " + (dir / "cuda").string(), dir);
-  if (cuda.code == 0) {  // a machine with a GPU: it runs there, and says so (test_cuda_solver.cpp checks it is right)
+  Outcome cuda = test::stagger("run " + ok.string() + " --backend cuda --out " + (dir / "cuda").string(), dir);
+  if (stagger::cuda_device_available()) {  // a machine with a GPU: it runs there, and says so (test_cuda_solver.cpp checks it is right)
     REQUIRE(cuda.code == 0);
     REQUIRE(nlohmann::json::parse(slurp(dir / "cuda" / "summary.json"))["backend"] == "cuda");
-  } else {
+  } else {  // refused with the reason the process found (no GPU, or a build without CUDA)
     REQUIRE(cuda.code == 2);
-    REQUIRE(cuda.err.rfind("error: --backend cuda: ", 0) == 0);
+    REQUIRE(cuda.err == "error: --backend cuda: " + stagger::cuda_unavailable_reason() + "\n");
   }
   fs::remove_all(dir);
 }
@@ -77,7 +78,7 @@ TEST_CASE("absurd but valid coordinates run without crashing", "[cli][errors]") 
     {"shape": {"type": "sphere", "radius": 1}, "mass": 1, "position": [-1e300, 0, 0]},
     {"shape": {"type": "sphere", "radius": 1}, "mass": 1, "position": [0, 0, 5]},
     {"shape": {"type": "plane"}, "fixed": true}]})");
-  Outcome r = stagger("run " + scene.string() + " --quiet --out " + (dir / "out").string(), dir);
+  Outcome r = test::stagger("run " + scene.string() + " --quiet --out " + (dir / "out").string(), dir);
   REQUIRE(r.code == 0);
   REQUIRE(nlohmann::json::parse(slurp(dir / "out" / "summary.json"))["status"] == "ok");
   fs::remove_all(dir);
@@ -88,7 +89,7 @@ TEST_CASE("a non-finite state exits 1 and keeps the last good state", "[cli][err
   // The velocity overflows the position in the first step.
   fs::path scene = write_scene(dir, "blowup.json", R"({"time_step": 10, "steps": 5, "gravity": [0, 0, 0], "bodies": [
     {"id": "rocket", "shape": {"type": "sphere", "radius": 1}, "mass": 1, "velocity": [1.7e308, 0, 0]}]})");
-  Outcome r = stagger("run " + scene.string() + " --out " + (dir / "out").string(), dir);
+  Outcome r = test::stagger("run " + scene.string() + " --out " + (dir / "out").string(), dir);
   REQUIRE(r.code == 1);
   REQUIRE(r.err.find("step 1") != std::string::npos);
   REQUIRE(r.err.find("rocket") != std::string::npos);
@@ -112,7 +113,7 @@ TEST_CASE("the summary's final_penetration is the overlap left at the end, max_p
       "bodies": [{{"id": "floor", "shape": {{"type": "plane"}}, "fixed": true}},
                  {{"id": "box", "shape": {{"type": "box", "half_extents": [0.1, 0.1, 0.05]}}, "position": [0, 0, 0.046],
                    "mass": 1}}]}})", stabilization));
-    REQUIRE(stagger("run " + scene.string() + " --quiet --out " + (dir / name).string(), dir).code == 0);
+    REQUIRE(test::stagger("run " + scene.string() + " --quiet --out " + (dir / name).string(), dir).code == 0);
     return nlohmann::json::parse(slurp(dir / name / "summary.json"));
   };
   auto pushed_out = run("pushed", 0.1);

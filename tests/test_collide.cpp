@@ -62,7 +62,7 @@ TEST_CASE("the batched collision stages find the host stages' pairs and contacts
   if (std::filesystem::exists("/usr/share/glmark2/models/bunny.obj"))  // meshes against meshes and walls
     cases.push_back({repository_scene("scenes/bunny_drop.json"), 300});
   else
-    WARN("the mesh case was skipped: /usr/share/glmark2/models/bunny.obj is missing (package glmark2-data)");
+    part_not_run("the mesh case", "/usr/share/glmark2/models/bunny.obj is missing (package glmark2-data)");
   for (Case& c : cases) {
     CAPTURE(c.scene.name);
     World world(c.scene);
@@ -94,5 +94,8 @@ TEST_CASE("the batched collision stages find the host stages' pairs and contacts
     }
 #endif
   }
-  if (!cuda_device_available()) WARN("the CUDA instance was not checked: " << cuda_unavailable_reason());
+  if (!cuda_device_available()) {
+    if (gpu_required()) FAIL("STAGGER_REQUIRE_GPU=1, but the CUDA collision stages cannot run: " << cuda_unavailable_reason());
+    part_not_run("the CUDA collision stages", cuda_unavailable_reason());
+  }
 }

@@ -11,14 +11,13 @@
 #include "problem_builders.h"
 #include "kernels/narrowphase.h"
 #include "kernels/projections.h"
+#include "helpers.h"
 
 using namespace stagger;
+using namespace stagger::test;
 
 #ifndef STAGGER_HAVE_CUDA
-TEST_CASE("CUDA element functions match the CPU", "[cuda]") {
-  WARN("skipped: this build has no CUDA support");
-  SUCCEED();
-}
+TEST_CASE("CUDA element functions match the CPU", "[cuda]") { skip_gpu_test("this build has no CUDA support"); }
 #else
 TEST_CASE("CUDA cone projections match the CPU", "[cuda]") {
   std::mt19937_64 rng(5);
@@ -34,7 +33,7 @@ TEST_CASE("CUDA cone projections match the CPU", "[cuda]") {
   std::vector<double> ga = a, gb1 = b1, gb2 = b2;
   std::string why;
   if (!cuda_project_cones(ga, gb1, gb2, mu, &why)) {
-    WARN("skipped: no usable CUDA device (" << why << ")");
+    skip_gpu_test("no usable CUDA device (" + why + ")");
     return;
   }
   for (int i = 0; i < n; ++i) {
@@ -66,7 +65,7 @@ TEST_CASE("CUDA narrow phase matches the CPU", "[cuda]") {
   std::vector<int> count;
   std::string why;
   if (!cuda_collide_pairs(s0, p0, s1, p1, 0.05, gpu, count, &why)) {
-    WARN("skipped: no usable CUDA device (" << why << ")");
+    skip_gpu_test("no usable CUDA device (" + why + ")");
     return;
   }
   int with_contacts = 0;

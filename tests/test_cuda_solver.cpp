@@ -20,12 +20,6 @@ using namespace stagger::test;
 
 namespace {
 
-bool skip_without_gpu() {
-  if (cuda_device_available()) return false;
-  WARN("skipped: " << cuda_unavailable_reason());
-  return true;
-}
-
 double max_state_difference(const Bodies& a, const Bodies& b) {
   double d = 0;
   for (int i = 0; i < a.size(); ++i)
@@ -38,15 +32,19 @@ double max_state_difference(const Bodies& a, const Bodies& b) {
 #ifdef STAGGER_HAVE_CUDA
 TEST_CASE("the CUDA backend equals the CPU backends on island problems", "[cuda][solver][equivalence]") {
   if (skip_without_gpu()) return;
-  // Small islands (many per block of work) and islands larger than one block (reductions over
-  // several thread blocks), cone and pyramid, staggered and successive relaxation, CCP.
+  // Small islands (many per warp block), islands of 22 warp blocks (a warp per island reduces them)
+  // and one island of 10,500 contacts (329 warp blocks: more than 256, so one thread block per island
+  // reduces it, the path only a large island takes), cone and pyramid, every method.
   struct Shape {
     int islands, bodies, contacts;
   };
-  for (Shape shape : {Shape{40, 3, 4}, Shape{3, 400, 700}}) {
+  for (Shape shape : {Shape{40, 3, 4}, Shape{3, 400, 700}, Shape{1, 16000, 10500}}) {
     for (auto model : {FrictionModel::cone, FrictionModel::pyramid}) {
       for (auto method : {Method::staggered, Method::successive_relaxation, Method::ccp, Method::tresca_fixed_point}) {
         for (unsigned seed = 1; seed <= 3; ++seed) {
+          // One large problem per model and method; not successive relaxation, which does not reach
+          // 1e-11 there in 500 outer iterations (5e-4 and 3e-4 on the CPU; the others in 88-244).
+          if (shape.contacts > 10000 && (seed > 1 || method == Method::successive_relaxation)) continue;
           CAPTURE(shape.islands, shape.contacts, int(model), int(method), seed);
           ContactProblem p = random_problem(seed, shape.islands, shape.bodies, shape.contacts, 0.2, model, 8);
           CudaSolver cuda;
@@ -143,7 +141,7 @@ TEST_CASE("the same scene run twice on the GPU gives bit-identical states", "[cu
 
 TEST_CASE("a CUDA world without a usable GPU is refused with a reason", "[cuda][cli]") {
   if (cuda_device_available()) {
-    WARN("skipped: this machine has a CUDA device");
+    skip_test("this machine has a usable CUDA device");
     return;
   }
   REQUIRE(!cuda_unavailable_reason().empty());

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "kernels/dense_delassus.h"
+#include "helpers.h"
 #include "problem_builders.h"
 #include "staggered.h"
 
@@ -63,7 +64,7 @@ TEST_CASE("solves with dense small islands find the matrix-free impulses", "[sol
         REQUIRE(small > 0);
         REQUIRE(small < p.num_islands());
         BatchedSolver solver;
-        SolveControls matrix_free, some_dense, all_dense;
+        SolveControls matrix_free = test_controls(), some_dense = matrix_free, all_dense = matrix_free;
         matrix_free.dense_max_contacts = 0;
         some_dense.dense_max_contacts = 8;
         all_dense.dense_max_contacts = 32;

@@ -18,7 +18,7 @@ namespace {
 
 bool skip_without_fclib() {
   if (fclib_available()) return false;
-  WARN("skipped: this build has no FCLIB (libfclib-dev)");
+  ::stagger::test::skip_test("this build has no FCLIB (libfclib-dev)");
   return true;
 }
 

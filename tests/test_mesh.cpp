@@ -28,7 +28,7 @@ namespace {
 std::string bunny_file() {
   const std::string bunny = "/usr/share/glmark2/models/bunny.obj";
   if (std::filesystem::exists(bunny)) return bunny;
-  WARN("skipped: " << bunny << " is missing (Debian package glmark2-data; scripts/setup.sh installs it)");
+  skip_test(bunny + " is missing (Debian package glmark2-data; scripts/setup.sh installs it)");
   return "";
 }
 

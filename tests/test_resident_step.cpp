@@ -25,7 +25,7 @@ namespace {
 Scene repository_scene(const std::string& path) { return load_scene(std::string(STAGGER_SOURCE_DIR) + "/" + path); }
 
 WorldOptions resident(Precision precision = Precision::f64) {
-  WorldOptions o;
+  WorldOptions o = on_backend(SolverBackend::batched);
   o.resident = true;
   o.controls.precision = precision;
   return o;
@@ -56,7 +56,8 @@ void require_same_reports(const StepReport& a, const StepReport& b) {
   REQUIRE(a.quality.dissipation_violation == b.quality.dissipation_violation);
   REQUIRE(a.quality.penetration_after == b.quality.penetration_after);
   REQUIRE(a.quality.sliding_contacts == b.quality.sliding_contacts);
-  REQUIRE(a.quality.natural_map_error == b.quality.natural_map_error);
+  // Measured on the host in contact order, on the device by blocks then islands: rounding only.
+  REQUIRE(a.quality.natural_map_error == Approx(b.quality.natural_map_error).epsilon(1e-12).margin(1e-300));
 }
 
 }  // namespace
@@ -73,7 +74,7 @@ TEST_CASE("the resident step's CPU twin gives the host step's states bit for bit
                  Case{"scenes/validation/partial_bounce.json", 700}, Case{"scenes/validation/painleve_rod.json", 200}}) {
     CAPTURE(c.path);
     Scene scene = repository_scene(c.path);
-    World host(scene), twin(scene, resident());
+    World host(scene, on_backend(SolverBackend::batched)), twin(scene, resident());
     int contacts = 0;
     for (int s = 0; s < c.steps; ++s) {
       host.step();

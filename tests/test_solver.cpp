@@ -6,12 +6,19 @@
 #include <Eigen/Dense>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "kernels/delassus.h"
 #include "kernels/projections.h"
+#include "helpers.h"
 #include "problem_builders.h"
+#include "quality.h"
 #include "reference/staggered_reference.h"
 #include "staggered.h"
+#ifdef STAGGER_HAVE_CUDA
+#include "cuda/cuda_solver.h"
+#endif
 
 using namespace stagger;
 using namespace stagger::test;
@@ -92,6 +99,65 @@ VectorXd lcp_by_enumeration(const MatrixXd& w, const VectorXd& b) {
   }
   FAIL("no LCP solution found");
   return {};
+}
+
+// How far a one-island answer is from the Coulomb conditions, computed from the dense assembly above
+// (independent of every backend), not from the solver's own flags: u = u^p + M^-1 (Jn' alpha + Jt' beta),
+// s = Jn u - c. Cone model: alpha >= 0, s >= 0, alpha s = 0, |beta_k| <= mu alpha_k, and on a contact
+// that slips (|v_t| > slip) beta_k = -mu alpha_k v_t / |v_t|. Pyramid: beta >= 0, sum_j beta_kj <= mu
+// alpha_k, saturated when slipping. Returns the largest violation, in impulse or velocity units.
+double coulomb_violation(const ContactProblem& p, const SolveResult& r, double slip = 1e-6) {
+  const Dense d = dense(p);
+  const int nc = p.num_contacts(), nt = p.friction_dims;
+  VectorXd alpha = Eigen::Map<const VectorXd>(r.alpha.data(), nc), beta = Eigen::Map<const VectorXd>(r.beta.data(), nc * nt);
+  const VectorXd u = d.up + d.minv * (d.jn.transpose() * alpha + d.jt.transpose() * beta);
+  const VectorXd s = d.jn * u - d.c, vt = d.jt * u;
+  double worst = 0;
+  for (int k = 0; k < nc; ++k) {
+    worst = std::max({worst, -alpha[k], -s[k], std::fabs(alpha[k] * s[k])});
+    const double bound = p.mu[k] * alpha[k];
+    if (!p.pyramid) {
+      const Eigen::Vector2d b(beta[2 * k], beta[2 * k + 1]), v(vt[2 * k], vt[2 * k + 1]);
+      worst = std::max(worst, b.norm() - bound);
+      if (v.norm() > slip) worst = std::max(worst, (b + bound * v / v.norm()).norm());
+    } else {
+      double sum = 0;
+      for (int j = 0; j < nt; ++j) {
+        worst = std::max(worst, -beta[k * nt + j]);
+        sum += beta[k * nt + j];
+      }
+      worst = std::max(worst, sum - bound);
+      // The tangential velocity: the facet rows are d_j . v_t with d_j at angles 2 pi j / nt.
+      const Eigen::Vector2d v(vt[k * nt], vt[k * nt + nt / 4]);
+      if (v.norm() > slip) worst = std::max(worst, bound - sum);
+    }
+  }
+  return worst;
+}
+
+// The solve backends and executor shapes a QP-level test runs on: the batched CPU executor as it runs
+// by default and in the GPU's shape (the CUDA path's CPU twin: 32-contact blocks, a loop check every
+// 8 iterations), the Eigen reference, and the CUDA backend when this machine has a GPU.
+struct NamedResult {
+  std::string backend;
+  SolveResult result;
+};
+std::vector<NamedResult> solve_everywhere(const ContactProblem& p, const SolverSettings& s, SolveControls controls = {}) {
+  std::vector<NamedResult> out;
+  out.push_back({"batched", BatchedSolver{}.solve(p, s, controls)});
+  SolveControls gpu_shape = controls;
+  gpu_shape.block_size = kGpuBlockSize;
+  gpu_shape.loop_check_interval = kGpuLoopCheckInterval;
+  out.push_back({"batched in the GPU's shape", BatchedSolver{}.solve(p, s, gpu_shape)});
+  out.push_back({"reference", solve_reference(p, s, controls)});
+#ifdef STAGGER_HAVE_CUDA
+  if (cuda_device_available()) {
+    CudaSolver cuda;
+    out.push_back({"cuda", cuda.solve(p, s, controls)});
+  }
+#endif
+  if (!cuda_device_available()) part_not_run("the CUDA backend", cuda_unavailable_reason());
+  return out;
 }
 
 }  // namespace
@@ -187,7 +253,7 @@ TEST_CASE("the batched backend equals the Eigen reference on island problems", "
         CAPTURE(seed, int(model), int(method));
         ContactProblem p = random_problem(seed, 3, 2, 3, 0.2, model, 8);
         BatchedSolver batched;
-        SolveResult r = batched.solve(p, tight(method));
+        SolveResult r = batched.solve(p, tight(method), test_controls());
         SolveResult ref = solve_reference(p, tight(method));
         for (int i = 0; i < p.num_islands(); ++i) {
           REQUIRE(r.islands[i].converged == ref.islands[i].converged);
@@ -214,6 +280,34 @@ TEST_CASE("the batched backend equals the Eigen reference on island problems", "
   }
 }
 
+// One island of more than 10,000 contacts: 329 blocks of the GPU's 32 contacts, so the GPU reduces it
+// with its one-thread-block-per-island path (more than 256 blocks; test_cuda_solver.cpp runs it there);
+// here the CPU executor in both shapes, 256- and 32-contact blocks, against the Eigen reference.
+TEST_CASE("a single island of 10,500 contacts: both executor shapes equal the reference", "[solver][equivalence][large]") {
+  // Fewer contacts than bodies keep W well conditioned (12,000 contacts on 6,000 bodies: the outer
+  // loops stall near 3e-4 after 500 iterations).
+  ContactProblem p = random_problem(7, 1, 16000, 10500, 0.2);
+  REQUIRE(p.num_islands() == 1);
+  for (Method method : {Method::staggered, Method::tresca_fixed_point}) {
+    CAPTURE(int(method));
+    SolverSettings s = tight(method);
+    s.tolerance = 1e-9;
+    const SolveResult ref = solve_reference(p, s);
+    REQUIRE(ref.islands[0].converged);
+    SolveControls cpu_shape, gpu_shape;
+    gpu_shape.block_size = kGpuBlockSize;
+    gpu_shape.loop_check_interval = kGpuLoopCheckInterval;
+    for (const SolveControls& controls : {cpu_shape, gpu_shape}) {
+      CAPTURE(controls.block_size);
+      BatchedSolver batched;
+      const SolveResult r = batched.solve(p, s, controls);
+      REQUIRE(r.islands[0].converged);
+      REQUIRE(r.islands[0].error <= s.tolerance);
+      REQUIRE(result_difference(p, r, ref) <= 1e-6);
+    }
+  }
+}
+
 TEST_CASE("hexagonal pyramid at rest stays at rest and carries its weight", "[solver][literature]") {
   // Anitescu & Hart section 3: six corner contacts of a regular hexagon on a table; the contact
   // impulses are not unique (the solution set is not even convex), the motion is.
@@ -236,9 +330,11 @@ TEST_CASE("hexagonal pyramid at rest stays at rest and carries its weight", "[so
       SolverSettings s;
       s.method = method;
       s.friction_model = model;
-      for (int backend = 0; backend < 2; ++backend) {
-        BatchedSolver batched;
-        SolveResult r = backend == 0 ? batched.solve(p, s) : solve_reference(p, s);
+      for (const NamedResult& named : solve_everywhere(p, s)) {
+        CAPTURE(named.backend);
+        const SolveResult& r = named.result;
+        // The solvers stop at the natural-map error s.tolerance relative to the impulses' scale m g h.
+        if (method != Method::ccp) REQUIRE(coulomb_violation(p, r) <= s.tolerance * m * g * h);  // at rest: CCP's too
         double total = 0;
         for (double a : r.alpha) {
           REQUIRE(a >= 0);
@@ -268,19 +364,21 @@ TEST_CASE("orthogonal subspaces: one outer iteration is exact", "[solver][litera
     SolverSettings s = tight();
     SolveControls exact;
     exact.adaptive_inner_tolerance = false;
-    BatchedSolver batched;
-    SolveResult res = batched.solve(p, s, exact);
-    REQUIRE(res.islands[0].outer_iterations == 2);
-    REQUIRE(res.islands[0].converged);
-    // Exact answer: alpha = m g h; the tangential Delassus entry is 1/m + r^2/I.
-    double alpha = m * g * h, wtt = 1 / m + r * r / inertia;
-    double stick = speed / wtt;
-    double friction = std::min(stick, mu * alpha);
-    REQUIRE(res.alpha[0] == Approx(alpha).epsilon(1e-9));
-    double b1 = res.beta[0], b2 = res.beta[1];
-    Vec3d f = b1 * p.tangent1[0] + b2 * p.tangent2[0];
-    REQUIRE(f.x == Approx(-friction).epsilon(1e-8));
-    REQUIRE(std::fabs(f.y) < 1e-12);
+    for (const NamedResult& named : solve_everywhere(p, s, exact)) {
+      CAPTURE(named.backend);
+      const SolveResult& res = named.result;
+      REQUIRE(res.islands[0].outer_iterations == 2);
+      REQUIRE(coulomb_violation(p, res) <= 1e-10);
+      // Exact answer: alpha = m g h; the tangential Delassus entry is 1/m + r^2/I.
+      double alpha = m * g * h, wtt = 1 / m + r * r / inertia;
+      double stick = speed / wtt;
+      double friction = std::min(stick, mu * alpha);
+      REQUIRE(res.alpha[0] == Approx(alpha).epsilon(1e-9));
+      double b1 = res.beta[0], b2 = res.beta[1];
+      Vec3d f = b1 * p.tangent1[0] + b2 * p.tangent2[0];
+      REQUIRE(f.x == Approx(-friction).epsilon(1e-8));
+      REQUIRE(std::fabs(f.y) < 1e-12);
+    }
   }
 }
 
@@ -310,40 +408,31 @@ TEST_CASE("Painleve rod: feasible, colinear and orthogonal cases converge as the
   exact.adaptive_inner_tolerance = false;
   Vec3d t1, t2;
   tangent_basis(Vec3d{0, 0, 1}, t1, t2);
+  // Every backend: the thesis's outer-iteration count, the Coulomb conditions by the dense check,
+  // and whether the contact pushes.
+  auto check = [&](const ContactProblem& p, int outer_iterations, bool pushes) {
+    for (const NamedResult& named : solve_everywhere(p, s, exact)) {
+      CAPTURE(named.backend);
+      const SolveResult& r = named.result;
+      REQUIRE(r.islands[0].outer_iterations == outer_iterations);
+      REQUIRE(coulomb_violation(p, r) <= 1e-10);
+      if (pushes) REQUIRE(r.alpha[0] > 0);
+      else REQUIRE(r.alpha[0] == 0.0);
+    }
+  };
   for (double mu : {0.2, 0.5, 1.0}) {
     CAPTURE(mu);
     // Feasible predictor: the rod moves away from the surface; one iteration, no impulse.
-    {
-      ContactProblem p = painleve(Vec3d{0.3, 0, -1}, Vec3d{0.2, 0.1, 0.5}, Vec3d{0, 0.1, 0}, mu, 1.0);
-      BatchedSolver batched;
-      SolveResult r = batched.solve(p, s, exact);
-      REQUIRE(r.islands[0].outer_iterations == 1);
-      REQUIRE(r.islands[0].converged);
-      REQUIRE(r.alpha[0] == 0.0);
-    }
+    check(painleve(Vec3d{0.3, 0, -1}, Vec3d{0.2, 0.1, 0.5}, Vec3d{0, 0.1, 0}, mu, 1.0), 1, false);
     // theta = 0: infinite mass, the arm in the normal-tangent plane: normal and friction impulses
     // move the contact along the same velocity direction; one iteration.
-    {
-      Vec3d arm = Vec3d{0, 0, -1} + 0.7 * t1;
-      Vec3d axis = normalized(cross(arm, Vec3d{0, 0, 1}));
-      Vec3d omega = 0.5 * axis;
-      if (cross(omega, arm).z > 0) omega = -1.0 * omega;  // the contact point approaches
-      ContactProblem p = painleve(arm, Vec3d{0, 0, 0}, omega, mu, 0.0);
-      BatchedSolver batched;
-      SolveResult r = batched.solve(p, s, exact);
-      REQUIRE(r.islands[0].outer_iterations == 1);
-      REQUIRE(r.islands[0].converged);
-      REQUIRE(r.alpha[0] > 0);
-    }
+    Vec3d arm = Vec3d{0, 0, -1} + 0.7 * t1;
+    Vec3d axis = normalized(cross(arm, Vec3d{0, 0, 1}));
+    Vec3d omega = 0.5 * axis;
+    if (cross(omega, arm).z > 0) omega = -1.0 * omega;  // the contact point approaches
+    check(painleve(arm, Vec3d{0, 0, 0}, omega, mu, 0.0), 1, true);
     // theta = pi/2: the arm along the normal, friction orthogonal to it; two iterations.
-    {
-      ContactProblem p = painleve(Vec3d{0, 0, -1}, Vec3d{0.3, -0.2, -0.4}, 0.4 * t2 + 0.2 * t1, mu, 1.0);
-      BatchedSolver batched;
-      SolveResult r = batched.solve(p, s, exact);
-      REQUIRE(r.islands[0].outer_iterations == 2);
-      REQUIRE(r.islands[0].converged);
-      REQUIRE(r.alpha[0] > 0);
-    }
+    check(painleve(Vec3d{0, 0, -1}, Vec3d{0.3, -0.2, -0.4}, 0.4 * t2 + 0.2 * t1, mu, 1.0), 2, true);
   }
 }
 
@@ -375,7 +464,11 @@ TEST_CASE("Painleve rod: every predictor converges for realistic friction", "[so
 
 TEST_CASE("the float solve agrees with the double solve to float accuracy", "[solver][precision]") {
   // Same algorithm at T = float: the outer tolerance 1e-4 (relative to the free velocity) is well
-  // above float rounding, so both solves meet it, and their impulses differ by about the tolerance.
+  // above float rounding, so both solves meet it, and the float answer, checked in double (velocities
+  // recomputed from its impulses), meets it too. The tolerance bounds velocity residuals, not impulses:
+  // two answers that both meet 1e-4 may differ in their impulses by up to about cond(W) times that.
+  // Measured on these twelve problems: about 1e-7 of the largest impulse on eleven, 9e-4 on one;
+  // bound 5e-3.
   for (auto model : {FrictionModel::cone, FrictionModel::pyramid}) {
     for (unsigned seed = 1; seed <= 6; ++seed) {
       CAPTURE(seed, int(model));
@@ -393,14 +486,21 @@ TEST_CASE("the float solve agrees with the double solve to float accuracy", "[so
         REQUIRE(f.islands[i].converged);
         REQUIRE(f.islands[i].error <= s.tolerance);
       }
+      // The float impulses in double: the bodies' velocities recomputed from them, the error measured.
+      SolveResult checked = f;
+      const ProblemView<double> pv = p.view();
+      std::vector<Vec3d> impulse(p.num_contacts());
+      for (int k = 0; k < p.num_contacts(); ++k) impulse[k] = world_impulse(pv, k, f.alpha[k], f.beta.data() + k * pv.friction_dims);
+      for (int b = 0; b < p.num_bodies(); ++b) body_velocity_from_impulses(pv, b, impulse.data(), checked.v[b], checked.w[b]);
+      REQUIRE(measured_natural_map_error(p, checked) <= s.tolerance * 1.01);
       const ProblemView<double> view = p.view();
       for (int k = 0; k < p.num_contacts(); ++k) {
         REQUIRE(std::isfinite(f.alpha[k]));
-        REQUIRE(std::fabs(f.alpha[k] - d.alpha[k]) <= 0.05 * scale);
+        REQUIRE(std::fabs(f.alpha[k] - d.alpha[k]) <= 5e-3 * scale);
         double a1, a2, b1, b2;
         tangent_impulse(view, k, f.beta.data(), a1, a2);
         tangent_impulse(view, k, d.beta.data(), b1, b2);
-        REQUIRE(std::hypot(a1 - b1, a2 - b2) <= 0.05 * scale);
+        REQUIRE(std::hypot(a1 - b1, a2 - b2) <= 5e-3 * scale);
       }
     }
   }

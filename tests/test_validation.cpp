@@ -142,9 +142,14 @@ TEST_CASE("a sphere on a slippery slope slides and spins up", "[validation]") {
   World world = run(scene, backend);
   int b = body_index(world, "body");
   double acceleration = dot(world.bodies().v[b], slope.down) / world.time();
-  double angular_acceleration = norm(world.bodies().w[b]) / world.time();
+  // Friction at the contact point spins the sphere up about n x down, the axis it would roll about
+  // (a contact point at -r n moves with v + w x (-r n), which rolling makes zero), and about no other.
+  const Vec3d axis = normalized(cross(slope.normal, slope.down));
+  const Vec3d w = world.bodies().w[b];
+  double angular_acceleration = dot(w, axis) / world.time();
   REQUIRE(acceleration == Approx(g * (std::sin(slope.angle) - mu * std::cos(slope.angle))).epsilon(0.01));
   REQUIRE(angular_acceleration == Approx(5 * mu * g * std::cos(slope.angle) / (2 * r)).epsilon(0.01));
+  REQUIRE(norm(w - dot(w, axis) * axis) <= 1e-6 * norm(w));
 }
 
 TEST_CASE("equal elastic spheres exchange velocities head-on", "[validation]") {
@@ -415,4 +420,40 @@ TEST_CASE("a catenary arch of 21 mortarless voussoirs stands, and still stands w
   const Vec3d on_top = world.bodies().x[block] - world.bodies().x[keystone];
   CHECK(on_top.z > 0.15);
   CHECK(std::hypot(on_top.x, on_top.y) < 0.05);
+}
+
+// Every validation scene as written (the solver's defaults, or the tolerance the scene states and
+// docs explain), run to its end: every step converges and the independent quality measures of each
+// step (host/quality.cpp, from the returned impulses and velocities) stay small. The natural-map error
+// measured outside the solver must meet the tolerance the solver claimed to meet. Not the catenary
+// arch: its outer loop stalls (docs/method.md, "Known behaviour") and it returns its best iterate
+// unconverged, with Signorini violations near 2 cm/s at the impact; its own test checks that it
+// stands.
+TEST_CASE("every validation scene at its settings: all steps converge, violations small", "[validation][quality]") {
+  for (const char* name : {"free_fall", "resting_sphere", "block_sticks", "block_slides", "sphere_rolls",
+                           "sphere_slides_and_rolls", "head_on_spheres", "inelastic_drop", "partial_bounce",
+                           "conveyor", "box_stack", "card_house", "painleve_rod"}) {
+    CAPTURE(name);
+    Scene scene = validation_scene(name);
+    const std::int64_t steps = scene.steps;
+    World world(scene, on_backend(SolverBackend::batched));
+    std::int64_t converged = 0;
+    double signorini = 0, cone = 0, error = 0, impulse = 0;
+    for (std::int64_t s = 0; s < steps; ++s) {
+      world.step();
+      const StepReport& r = world.last_step();
+      converged += r.converged ? 1 : 0;
+      signorini = std::max(signorini, r.quality.signorini_violation);
+      cone = std::max(cone, r.quality.cone_violation);
+      if (r.converged) error = std::max(error, r.quality.natural_map_error);
+      for (double a : world.solution().alpha) impulse = std::max(impulse, a);
+    }
+    CAPTURE(converged, steps, signorini, cone, error, impulse);
+    CHECK(converged == steps);
+    // The tolerance every island met (a scene's own, else the default of an island this small).
+    const double tolerance = scene.solver.tolerance_set ? scene.solver.tolerance : SolverSettings{}.tolerance;
+    CHECK(error <= tolerance * (1 + 1e-6));
+    CHECK(signorini <= 1e-3);             // m/s: under a micrometre of overlap per millisecond step
+    CHECK(cone <= 1e-3 * std::max(impulse, 1e-9));  // friction at most 0.1% outside its cone
+  }
 }

@@ -46,9 +46,9 @@ double max_state_difference(const Bodies& a, const Bodies& b) {
 
 TEST_CASE("solving with islands equals solving all contacts as one island", "[world][equivalence]") {
   Scene scene = mixed_scene(1e-11);
-  WorldOptions one;
+  WorldOptions one = on_backend(SolverBackend::batched);
   one.single_island = true;
-  World split(scene), joined(scene, one);
+  World split(scene, on_backend(SolverBackend::batched)), joined(scene, one);
   for (int s = 0; s < scene.steps; ++s) {
     split.step();
     joined.step();
@@ -60,9 +60,7 @@ TEST_CASE("solving with islands equals solving all contacts as one island", "[wo
 
 TEST_CASE("the batched backend and the reference agree step by step", "[world][equivalence]") {
   Scene scene = mixed_scene(1e-11);
-  WorldOptions ref;
-  ref.backend = SolverBackend::reference;
-  World a(scene), b(scene, ref);
+  World a(scene, on_backend(SolverBackend::batched)), b(scene, on_backend(SolverBackend::reference));
   for (int s = 0; s < scene.steps; ++s) {
     a.step();
     b.step();
@@ -97,5 +95,6 @@ TEST_CASE("warm starting cuts outer iterations on a resting stack", "[world][lit
     mean[warm] = double(outer) / double(solves);
   }
   WARN("box stack, outer iterations per step: without warm start " << mean[0] << ", with " << mean[1]);
-  REQUIRE(mean[1] * 2 < mean[0]);
+  // VALIDATION.md: several times fewer (measured: 4 without, 1.006 with).
+  REQUIRE(mean[1] * 3 <= mean[0]);
 }

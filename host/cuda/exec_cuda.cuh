@@ -27,6 +27,7 @@
 
 #include "contact_block.h"
 #include "contact_problem.h"
+#include "executor.h"
 
 namespace stagger {
 
@@ -135,16 +136,61 @@ struct Allocator : thrust::device_allocator<T> {
   void deallocate(pointer p, size_type) noexcept { cudaFree(thrust::raw_pointer_cast(p)); }
 };
 
+// Temporary storage for Thrust's algorithms (scans, sorts, reductions), kept and reused for the
+// executor's life. Thrust's own temporaries are freed by a cudaFree that throws after a device fault,
+// from a destructor (noexcept) while the fault's first exception unwinds: std::terminate, not
+// "exit 1, last good state kept". Here a temporary goes back to the cache without a CUDA call, and
+// the cached blocks are freed, unchecked, only when the executor goes (the fault is reported by then).
+// It also spares every `any` check an allocation and a free.
+class TemporaryCache {
+ public:
+  using value_type = char;
+  TemporaryCache() = default;
+  TemporaryCache(const TemporaryCache&) = delete;
+  TemporaryCache& operator=(const TemporaryCache&) = delete;
+  ~TemporaryCache() {
+    for (const Block& b : blocks_) cudaFree(b.data);
+  }
+  char* allocate(std::ptrdiff_t bytes) {
+    for (Block& b : blocks_)
+      if (!b.used && b.bytes >= bytes) {
+        b.used = true;
+        return b.data;
+      }
+    void* p = nullptr;
+    const cudaError_t e = cudaMalloc(&p, size_t(bytes));
+    if (e != cudaSuccess)
+      throw std::runtime_error("CUDA: cannot allocate " + std::to_string(bytes) + " temporary bytes: " +
+                               cudaGetErrorString(e));
+    blocks_.push_back(Block{static_cast<char*>(p), bytes, true});
+    return blocks_.back().data;
+  }
+  void deallocate(char* p, std::size_t) noexcept {
+    for (Block& b : blocks_)
+      if (b.data == p) b.used = false;
+  }
+
+ private:
+  struct Block {
+    char* data;
+    std::ptrdiff_t bytes;
+    bool used;
+  };
+  std::vector<Block> blocks_;
+};
+
 }  // namespace cuda_exec
 
 struct CudaExec {
   template <class T>
   using Array = thrust::device_vector<T, cuda_exec::Allocator<T>>;
   // "Is any island still iterating?" costs a round trip to the host: ask every 8 iterations.
-  // The passes in between over islands that are all done change nothing (see run_qp).
-  static constexpr int kLoopCheckInterval = 8;
+  // The passes in between over islands that are all done change nothing (see run_qp). A block is a
+  // warp (see ContactBlock). Fixed: the kernels are written for it (SolveControls' shape is the CPU's).
   static constexpr bool kHostMemory = false;
-  static constexpr int kBlockSize = 32;  // a warp: see ContactBlock
+  static constexpr int block_size() { return kGpuBlockSize; }
+  static constexpr int loop_check_interval() { return kGpuLoopCheckInterval; }
+  void configure(int, int) {}
   // Islands of at most this many contacts take the dense path (host/dense_islands.h). Off until a
   // GPU benchmark (bench/run_cuda.sh, the dense sweep) says where it pays: by bytes read per
   // iteration it can only win for islands of about 4 contacts or fewer (docs/backends.md).
@@ -159,6 +205,11 @@ struct CudaExec {
   // STAGGER_CUDA_SYNC=1 synchronizes and checks after every launch (debugging: the error is then
   // reported at the launch that caused it).
   bool sync_every_launch = std::getenv("STAGGER_CUDA_SYNC") != nullptr;
+
+  // Thrust's temporaries come from here (TemporaryCache), shared by copies of the executor; every
+  // Thrust call runs on this policy, after a check of the errors launches have left.
+  std::shared_ptr<cuda_exec::TemporaryCache> temporaries_ = std::make_shared<cuda_exec::TemporaryCache>();
+  auto thrust_policy() { return thrust::cuda::par(*temporaries_); }
 
   template <class T>
   static T* ptr(Array<T>& a) { return thrust::raw_pointer_cast(a.data()); }
@@ -261,21 +312,23 @@ struct CudaExec {
     if (n <= 0) return 0;
     int last = 0, last_out = 0;
     check(cudaMemcpy(&last, in + n - 1, sizeof(int), cudaMemcpyDeviceToHost));  // before an in-place scan
-    thrust::exclusive_scan(thrust::device, in, in + n, out);
+    thrust::exclusive_scan(thrust_policy(), in, in + n, out);
     check(cudaMemcpy(&last_out, out + n - 1, sizeof(int), cudaMemcpyDeviceToHost));
     check("exclusive_scan");
     return (long long)last_out + last;
   }
 
   void stable_sort_by_key(Array<long long>& keys, Array<int>& values) {
-    thrust::stable_sort_by_key(thrust::device, keys.begin(), keys.end(), values.begin());
+    check("before stable_sort_by_key");
+    thrust::stable_sort_by_key(thrust_policy(), keys.begin(), keys.end(), values.begin());
     check("stable_sort_by_key");
   }
 
   template <class R, class F, class Op>
   R reduce(int n, F f, Op op, R identity) {
     if (n <= 0) return identity;
-    R r = thrust::transform_reduce(thrust::device, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n),
+    check("before reduce");
+    R r = thrust::transform_reduce(thrust_policy(), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n),
                                    f, identity, op);
     check("reduce");
     return r;
@@ -284,10 +337,12 @@ struct CudaExec {
   bool any(const Array<int>& flags, int n) {
     if (n <= 0) return false;
     const int* begin = ptr(flags);
-    bool result = thrust::any_of(thrust::device, begin, begin + n, cuda_exec::NonZero{});
+    check("before any");
+    bool result = thrust::any_of(thrust_policy(), begin, begin + n, cuda_exec::NonZero{});
     check("any");
     return result;
   }
 };
+static_assert(check_executor<CudaExec>());
 
 }  // namespace stagger
