@@ -1,24 +1,34 @@
 #!/usr/bin/env bash
-# A GPU session on a lent machine (device tool): build with CUDA for sm_90, run every test (the GPU
-# ones included), benchmark the CUDA backend next to the batched CPU backend on the host's cores,
-# and measure the CPU backend's thread scaling. The machine has no package registry: the Debian -dev
-# packages travel as .deb files in .deps/debs (apt-get download ...; carry .deps) and are unpacked
-# into a private prefix. Results go to $OUT.
+# A GPU session on a lent machine (device tool): build with CUDA for sm_90 (with -lineinfo, so that
+# the sanitizers and profiles name source lines), run every test with STAGGER_REQUIRE_GPU=1 (a GPU
+# test that skips is a failure there), the CUDA tests under compute-sanitizer (memcheck, racecheck)
+# when it is present, an Nsight Systems profile of pour steps when nsys is present, then benchmark
+# the CUDA backend next to the batched CPU backend on the host's cores, and the CPU backend's thread
+# scaling. The machine has no package registry: the Debian -dev packages travel as .deb files in
+# .deps/debs (apt-get download ...; carry .deps) and are unpacked into a private prefix. Results go
+# to $OUT.
 #
 # One device call may run 10 minutes at most, and a machine stays warm only briefly between calls,
 # so the session runs in stages named on the command line (default: all, in this order):
-#   build tests | cuda | bunny | dense iteration | cpu scaling
-# one call each, in that order of priority (30 minutes of device time do not cover them all: the
-# stages' own timeouts add up to about 30 minutes); a later stage rebuilds only when build-gpu is
-# gone (a fresh machine). Name .deps in the call's carry.
+#   build tests sanitize profile | cuda | iteration | bunny dense | cpu scaling
+# one call for each group between bars, in that order of priority (30 minutes of device time do not
+# cover them all); a later stage rebuilds only when the build directory is gone (a fresh machine).
+# Name .deps in the call's carry.
+#
+# Without a GPU (a dry run on the CPU machine: BUILD=build bench/gpu_session.sh, reusing the normal
+# build) every stage starts, says why it skips, and the script ends without an error.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-/tmp/stagger_gpu_out}"
 mkdir -p "$out"
 log() { echo "== $*" | tee -a "$out/session.log"; }
-stages="${*:-build tests cuda bunny dense iteration cpu scaling}"
+skip() { echo "   skipped: $*" | tee -a "$out/session.log"; }
+stages="${*:-build tests sanitize profile cuda iteration bunny dense cpu scaling}"
 want() { [[ " $stages " == *" $1 "* ]]; }
-
+build="${BUILD:-build-gpu}"
+gpu=0
+nvidia-smi -L > /dev/null 2>&1 && gpu=1
+export PATH="$PATH:/usr/local/cuda/bin"
 log "device"
 { nvidia-smi; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv; nproc; lscpu | grep "Model name"; } > "$out/device.txt" 2>&1
 head -20 "$out/device.txt"
@@ -27,6 +37,7 @@ log "unpack dependencies"
 prefix=/tmp/stagger_deps
 mkdir -p "$prefix"
 for f in .deps/debs/*.deb; do
+  [ -e "$f" ] || { echo "   no .deps/debs/*.deb: using the system's packages"; break; }
   if command -v dpkg >/dev/null; then dpkg -x "$f" "$prefix"
   else (cd "$prefix" && ar p "$OLDPWD/$f" "$(ar t "$OLDPWD/$f" | grep data.tar)" | tar -x -J 2>/dev/null || ar p "$OLDPWD/$f" "$(ar t "$OLDPWD/$f" | grep data.tar)" | tar -x --zstd); fi
 done
@@ -37,50 +48,91 @@ if [ ! -e /usr/share/glmark2/models/bunny.obj ] && [ -e "$prefix/usr/share/glmar
     echo "gpu_session: could not place bunny.obj under /usr/share/glmark2 (bunny tests will skip)"
 fi
 
-if want build || [ ! -x build-gpu/stagger_bench ]; then
-log "configure and build (CUDA sm_90)"
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DCMAKE_PREFIX_PATH="$prefix/usr" > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
-grep "stagger:" "$out/configure.log"
-cmake --build build-gpu -j "$(nproc)" > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+if want build || [ ! -x "$build/stagger_bench" ]; then
+log "configure and build (CUDA sm_90, -lineinfo) in $build"
+if [ "$build" = build-gpu ]; then
+  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DCMAKE_CUDA_FLAGS=-lineinfo -DCMAKE_PREFIX_PATH="$prefix/usr" > "$out/configure.log" 2>&1 ||
+    { tail -30 "$out/configure.log"; exit 1; }
+  grep "stagger:" "$out/configure.log"
+fi
+cmake --build "$build" -j "$(nproc)" > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+grep -i "warning" "$out/build.log" | head -20
 fi
 
 if want tests; then
-log "tests"
-(cd build-gpu && ./tests/stagger_tests --success "[cuda]" > "$out/cuda_tests.log" 2>&1; tail -4 "$out/cuda_tests.log")
-ctest --test-dir build-gpu --output-on-failure -j 8 > "$out/ctest.log" 2>&1
+log "tests (STAGGER_REQUIRE_GPU=$gpu)"
+(cd "$build" && STAGGER_REQUIRE_GPU=$gpu ./tests/stagger_tests --success "[cuda]" > "$out/cuda_tests.log" 2>&1; tail -4 "$out/cuda_tests.log")
+STAGGER_REQUIRE_GPU=$gpu OMP_WAIT_POLICY=passive ctest --test-dir "$build" --output-on-failure -j 8 > "$out/ctest.log" 2>&1
 tail -4 "$out/ctest.log"
 fi
 
+if want sanitize; then
+log "CUDA tests under compute-sanitizer"
+if [ $gpu = 0 ]; then skip "no GPU"
+elif ! command -v compute-sanitizer > /dev/null; then skip "compute-sanitizer not found"
+else
+  for tool in memcheck racecheck; do
+    timeout 240 compute-sanitizer --tool $tool --error-exitcode 3 "$build/tests/stagger_tests" "[cuda]" \
+      > "$out/sanitize_$tool.log" 2>&1
+    echo "   $tool: exit $? ($(grep -c "========= " "$out/sanitize_$tool.log") report lines)" | tee -a "$out/session.log"
+  done
+fi
+fi
+
+if want profile; then
+log "Nsight Systems: five steps of the 10k pour on the CUDA backend"
+if [ $gpu = 0 ]; then skip "no GPU"
+elif ! command -v nsys > /dev/null; then skip "nsys not found"
+else
+  timeout 240 nsys profile --stats=true --force-overwrite true -o "$out/pour10k" \
+    "$build/stagger" run bench/scenes/spheres_pile_10k.json --backend cuda --steps 5 --quiet --out /tmp/nsys_run \
+    > "$out/nsys_stats.txt" 2>&1
+  grep -A25 "cuda_gpu_kern_sum" "$out/nsys_stats.txt" | head -30
+fi
+fi
+
+if [ $gpu = 0 ]; then
+  for stage in cuda iteration bunny dense cpu scaling; do
+    want $stage && log "$stage" && skip "no GPU (these stages measure the GPU machine)"
+  done
+  log "done (dry run without a GPU)"
+  exit 0
+fi
 if want cuda; then
 log "benchmark: CUDA backend next to the batched CPU backend (bench/run_cuda.sh)"
-BUILD=build-gpu timeout 420 bench/run_cuda.sh 2>&1 | cut -d, -f7,9,13,20,24,32,33 | tee -a "$out/session.log"
+BUILD="$build" timeout 420 bench/run_cuda.sh 2>&1 | cut -d, -f7,9,13,20,24,32,33 | tee -a "$out/session.log"
 fi
 
 if want bunny; then
 log "benchmark: bunny drops on the CUDA backend (bench/run_bunny.sh)"
-BUILD=build-gpu MACHINE="${GPU_NAME:-h100}" BACKEND=cuda STEPS_2000=1000 timeout 400 bench/run_bunny.sh 2>&1 | tail -3 | tee -a "$out/session.log"
+BUILD="$build" MACHINE="${GPU_NAME:-h100}" BACKEND=cuda STEPS_2000=1000 timeout 400 bench/run_bunny.sh 2>&1 | tail -3 | tee -a "$out/session.log"
 fi
 
 if want dense; then
 log "dense small-island path: threshold sweep on the CUDA backend (bench/run_dense.sh)"
-BUILD=build-gpu MACHINE="${GPU_NAME:-h100}" BACKEND=cuda timeout 300 bench/run_dense.sh 2>&1 | cut -d, -f7,9,13,24 | tee -a "$out/session.log"
+BUILD="$build" MACHINE="${GPU_NAME:-h100}" BACKEND=cuda timeout 300 bench/run_dense.sh 2>&1 | cut -d, -f7,9,13,24 | tee -a "$out/session.log"
 fi
 
 if want iteration; then
-log "one inner iteration on the GPU: time and bandwidth"
-build-gpu/stagger_cuda_iteration bench/scenes/spheres_resting_100k.json --steps 2 2>&1 | tee -a "$out/session.log" | tail -5
+log "one APGD iteration of the real solver: time and bandwidth, CUDA and the host's cores"
+for scene in bench/scenes/spheres_resting_10k.json bench/scenes/spheres_resting_100k.json; do
+  for backend in cuda cpu; do
+    timeout 120 "$build/stagger_iteration_bench" --scene $scene --backend $backend --out "$out/iteration.csv" 2>&1 |
+      tee -a "$out/session.log" | tail -3
+  done
+done
 fi
 
 if want cpu; then
 log "benchmark: batched CPU backend on $(nproc) cores"
-BUILD=build-gpu MACHINE="${MACHINE:-h100host-$(nproc)core}" BACKENDS=cpu timeout 330 bench/run_cpu.sh 2>&1 | cut -d, -f7,9,13 | tee -a "$out/session.log"
+BUILD="$build" MACHINE="${MACHINE:-h100host-$(nproc)core}" BACKENDS=cpu timeout 330 bench/run_cpu.sh 2>&1 | cut -d, -f7,9,13 | tee -a "$out/session.log"
 fi
 
 if want scaling; then
 log "thread scaling: spheres_resting_10k, 100 steps"
 for t in 1 2 4 8 16; do
-  build-gpu/stagger_bench --scene bench/scenes/spheres_resting_10k.json --steps 100 --threads $t \
+  "$build/stagger_bench" --scene bench/scenes/spheres_resting_10k.json --steps 100 --threads $t \
     --out "$out/thread_scaling.csv" | cut -d, -f6,7,13,24
 done
 fi
