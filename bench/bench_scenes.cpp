@@ -15,9 +15,9 @@
 #include <fmt/format.h>
 #include <omp.h>
 
-#include "backend.h"
+#include "step/backend.h"
 #include "run_info.h"
-#include "world.h"
+#include "step/world.h"
 
 using namespace stagger;
 namespace fs = std::filesystem;

@@ -24,11 +24,11 @@
 #include <fmt/format.h>
 #include <omp.h>
 
-#include "backend.h"
+#include "step/backend.h"
 #include "cuda/cuda_solver.h"
 #include "run_info.h"
-#include "staggered.h"
-#include "world.h"
+#include "solve/staggered.h"
+#include "step/world.h"
 #ifdef STAGGER_HAVE_CUDA
 #include "kernels/cuda/device_query.h"
 #endif
@@ -37,7 +37,7 @@ using namespace stagger;
 
 namespace {
 
-// Bytes one APGD iteration moves per contact, counted from the layout (host/staggered_batched.h,
+// Bytes one APGD iteration moves per contact, counted from the layout (host/solve/staggered_batched.h,
 // kernels/apgd.h), for unknowns of `real` bytes and `nt` friction values per contact:
 //   trial pass (per contact): its island (int), x, x_prev, g(x), g(x_prev) (4 (1 + nt) reals), mu, the
 //     Tresca radius and two inverse scales (4), the frame n, t1, t2 (9); writes x+ (1 + nt) and the

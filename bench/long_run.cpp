@@ -14,8 +14,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "energy.h"
-#include "world.h"
+#include "solve/energy.h"
+#include "step/world.h"
 
 using namespace stagger;
 

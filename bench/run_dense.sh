@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The dense small-island path's threshold (host/dense_islands.h): the same runs with islands of at
+# The dense small-island path's threshold (host/solve/dense_islands.h): the same runs with islands of at
 # most N contacts taken dense, N = 0 (none), 1, 2, 4, 8, 16. Scenes with many small islands: 900
 # separate stacks of three boxes (12 contacts each) and the first steps of the 1k spheres pile.
 # BACKEND=cuda measures the CUDA backend (cuBLAS products); results in

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The resident step (host/resident_step.h) against the host step on the CPU: the CUDA backend's step
+# The resident step (host/step/resident_step.h) against the host step on the CPU: the CUDA backend's step
 # run by its CPU twin (`--backend cpu-resident`) next to the batched CPU backend (`--backend cpu`),
 # on the 1k spheres pile, the resting 10k bed and the 900 box stacks. On one machine the two give
 # the same states; this shows what the twin's way of running the stages costs on a CPU (the twin's

@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "scene.h"
+#include "scene/scene.h"
 
 namespace {
 

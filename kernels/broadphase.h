@@ -100,7 +100,7 @@ inline int plan_grid(const long long lo[3], const long long hi[3], int entries, 
   return buckets;
 }
 
-// How far a step can bring bodies a and b together (see ContactMargins in host/broadphase.h):
+// How far a step can bring bodies a and b together (see ContactMargins in host/collide/broadphase.h):
 // envelope + h (speed_a + speed_b + spin_a d + spin_b d), d = |x_a - x_b| + the other's reach.
 STAGGER_HD STAGGER_INLINE double contact_margin(double envelope, double h, double speed_a, double speed_b,
                                                 double spin_a, double spin_b, Vec3<double> xa, Vec3<double> xb,

@@ -1,5 +1,5 @@
 // Quality measures of a solved contact (SOLVER.md), from the returned impulses and velocities alone:
-// one element function per contact and a combining operator, so the host (host/quality.cpp) and the
+// one element function per contact and a combining operator, so the host (host/solve/quality.cpp) and the
 // resident step measure the same way.
 #pragma once
 

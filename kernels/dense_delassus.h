@@ -1,5 +1,5 @@
 // The Delassus operator of a small island as a dense matrix, for the dense path of the batched solve
-// (host/dense_islands.h): W maps the world impulses of the island's contacts (3 per contact, in
+// (host/solve/dense_islands.h): W maps the world impulses of the island's contacts (3 per contact, in
 // contact order) to the relative velocities they cause at its contacts (world frame). Assembled once
 // per solve; each APGD iteration is then one matrix-vector product per island (cuBLAS on the GPU)
 // instead of the gather/scatter pair of kernels/delassus.h. Working with world impulses keeps the

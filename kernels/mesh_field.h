@@ -1,7 +1,7 @@
 // A mesh body as the narrow phase sees it: its signed distance field sampled on a regular grid in
 // the body frame, and points spread over its surface (Kaufman 2009, ch. 7: samples of one body
 // against the other's distance field). Plain pointers and numbers, so that the same view works on
-// the host (into host/mesh.h's vectors) and on a device (into uploaded copies).
+// the host (into host/scene/mesh.h's vectors) and on a device (into uploaded copies).
 #pragma once
 
 #include <stdint.h>

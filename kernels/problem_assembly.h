@@ -1,8 +1,8 @@
 // Element functions that turn the world's bodies and the step's contacts into the solve stage's
 // problem (SOLVER.md steps 2-3): the predictor per body, then one row per contact (frame, lever arms,
 // known velocity of non-dynamic bodies, friction, right-hand side) and one entry per solver body.
-// The host builds the problem with them (host/solve_stage.cpp) and the resident step runs them where
-// the bodies live (host/resident_step_batched.h), so both assemble the same numbers.
+// The host builds the problem with them (host/solve/solve_stage.cpp) and the resident step runs them where
+// the bodies live (host/step/resident_step_batched.h), so both assemble the same numbers.
 #pragma once
 
 #include "contact_frame.h"

@@ -1,6 +1,6 @@
 // The solve stage's input as raw arrays: what every backend's element functions read.
 // Contacts and solver bodies are sorted by island; islands are CSR offsets into both.
-// Host code owns the storage (host/contact_problem.h); a CUDA backend points this at device arrays.
+// Host code owns the storage (host/solve/contact_problem.h); a CUDA backend points this at device arrays.
 #pragma once
 
 #include "projections.h"  // kMaxFacets
@@ -39,7 +39,7 @@ struct ProblemView {
   const T* rhs = nullptr;            // c_k of SOLVER.md
   const int* contact_island = nullptr;
   const T* friction_bound = nullptr;  // solver state, not problem data: the tresca phase's radii
-  // Solver state too: APGD's per-contact diagonal scales (host/staggered_batched.h), the Delassus
+  // Solver state too: APGD's per-contact diagonal scales (host/solve/staggered_batched.h), the Delassus
   // diagonal of the contact's normal row and the larger of its two tangent rows; null: all 1.
   const T* scale_n = nullptr;
   const T* scale_t = nullptr;

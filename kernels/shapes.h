@@ -17,7 +17,7 @@ struct Shape {
   ShapeType type = ShapeType::sphere;
   double radius = 0;                     // sphere
   Vec3<double> half_extents{0, 0, 0};    // box; mesh: the largest |coordinate| per body axis
-  int32_t mesh = -1;                     // mesh: index into the world's mesh table (host/mesh.h)
+  int32_t mesh = -1;                     // mesh: index into the world's mesh table (host/scene/mesh.h)
   // A mesh's `radius` is its bounding radius about the centre of mass (the body origin); its volume
   // and inertia live in the mesh table, not here.
 };

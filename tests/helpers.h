@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
-#include "contact_block.h"
-#include "scene.h"
-#include "world.h"
+#include "step/backend.h"
+#include "solve/contact_block.h"
+#include "scene/scene.h"
+#include "step/world.h"
 
 namespace stagger::test {
 

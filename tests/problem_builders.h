@@ -5,7 +5,7 @@
 #include <cmath>
 #include <random>
 
-#include "contact_problem.h"
+#include "solve/contact_problem.h"
 #include "kernels/contact_frame.h"
 #include "kernels/delassus.h"
 

@@ -10,8 +10,8 @@
 
 #include <omp.h>
 
-#include "broadphase.h"
-#include "narrowphase.h"
+#include "collide/broadphase.h"
+#include "collide/narrowphase.h"
 
 using namespace stagger;
 using stagger::test::make_body;

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "backend.h"
+#include "step/backend.h"
 #include "cli_helpers.h"
 
 using namespace test;

@@ -1,4 +1,4 @@
-// The batched collision stages (host/collide_batched.h), which the CUDA backend runs on the GPU, on
+// The batched collision stages (host/collide/collide_batched.h), which the CUDA backend runs on the GPU, on
 // the CPU twin: the same pairs and contacts, in the same order, as the host broadphase and
 // narrowphase, on scenes that exercise the dense grid, the hash of cells, large bodies (planes,
 // walls, a big intruder), kinematic bodies and boxes. On a machine with a GPU the CUDA instance is
@@ -9,8 +9,8 @@
 
 #include <filesystem>
 
-#include "collide_batched.h"
-#include "exec_cpu.h"
+#include "collide/collide_batched.h"
+#include "step/exec_cpu.h"
 #include "helpers.h"
 #ifdef STAGGER_HAVE_CUDA
 #include "cuda/cuda_collide.h"

@@ -9,8 +9,8 @@
 #include "helpers.h"
 #include "kernels/delassus.h"
 #include "problem_builders.h"
-#include "reference/staggered_reference.h"
-#include "staggered.h"
+#include "solve/reference/staggered_reference.h"
+#include "solve/staggered.h"
 #ifdef STAGGER_HAVE_CUDA
 #include "cuda/cuda_solver.h"
 #endif

@@ -1,4 +1,4 @@
-// The dense small-island path of the batched solve (host/dense_islands.h, kernels/dense_delassus.h):
+// The dense small-island path of the batched solve (host/solve/dense_islands.h, kernels/dense_delassus.h):
 // its assembled Delassus matrix is the matrix-free operator J M^-1 J^T, and solves that take it for
 // some or all islands find the impulses of the matrix-free path. The CUDA backend runs the same
 // assembly and a cuBLAS product (tests/test_cuda_solver.cpp).
@@ -10,7 +10,7 @@
 #include "kernels/dense_delassus.h"
 #include "helpers.h"
 #include "problem_builders.h"
-#include "staggered.h"
+#include "solve/staggered.h"
 
 using namespace stagger;
 using namespace stagger::test;

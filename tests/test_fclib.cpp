@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli_helpers.h"
-#include "fclib_io.h"
+#include "fclib/fclib_io.h"
 #include "helpers.h"
 
 using namespace stagger;

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <random>
 
-#include "bodies.h"
+#include "step/bodies.h"
 #include "kernels/integrate.h"
 #include "kernels/shapes.h"
 

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "islands.h"
+#include "step/islands.h"
 
 using namespace stagger;
 using stagger::test::make_body;

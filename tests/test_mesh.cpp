@@ -1,4 +1,4 @@
-// Mesh shapes (host/mesh.h, kernels/mesh_field.h, kernels/mesh_contacts.h): loading and topology
+// Mesh shapes (host/scene/mesh.h, kernels/mesh_field.h, kernels/mesh_contacts.h): loading and topology
 // checks, exact mass properties, the distance field against analytic distances, the surface samples,
 // and mesh bodies in motion checked against what a box or sphere of the same shape must do.
 #include <catch2/catch.hpp>
@@ -17,7 +17,7 @@
 
 #include "helpers.h"
 #include "kernels/narrowphase.h"
-#include "mesh.h"
+#include "scene/mesh.h"
 
 using namespace stagger;
 using namespace stagger::test;

@@ -1,4 +1,4 @@
-// The independent quality measures of SOLVER.md (host/quality.cpp), each on hand-built impulses and
+// The independent quality measures of SOLVER.md (host/solve/quality.cpp), each on hand-built impulses and
 // velocities whose violations are known in closed form: one sphere-like body on the ground, one
 // contact through its centre (normal +z, friction 0.5), so that the contact velocity is the body's.
 #include <catch2/catch.hpp>
@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "problem_builders.h"
-#include "quality.h"
+#include "solve/quality.h"
 
 using namespace stagger;
 using namespace stagger::test;

@@ -5,8 +5,8 @@
 #include <fstream>
 
 #include "cli_helpers.h"
-#include "render.h"
-#include "scene.h"
+#include "output/render.h"
+#include "scene/scene.h"
 
 using namespace stagger;
 

@@ -1,4 +1,4 @@
-// The resident step (host/resident_step.h): the CUDA backend's whole step, here run by its CPU twin.
+// The resident step (host/step/resident_step.h): the CUDA backend's whole step, here run by its CPU twin.
 // Every stage of it (margins, both collision stages, problem assembly, solve, velocity update, pose
 // update, quality, fault check) must give bit for bit what the host step gives: the same element
 // functions in the same order, only where the data live differs.
@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checkpoint.h"
+#include "output/checkpoint.h"
 #include "cli_helpers.h"
 #include "helpers.h"
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <set>
 
-#include "scene.h"
+#include "scene/scene.h"
 
 using namespace stagger;
 

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "helpers.h"
-#include "mesh.h"
+#include "scene/mesh.h"
 
 using namespace stagger;
 using namespace stagger::test;

@@ -13,9 +13,9 @@
 #include "kernels/projections.h"
 #include "helpers.h"
 #include "problem_builders.h"
-#include "quality.h"
-#include "reference/staggered_reference.h"
-#include "staggered.h"
+#include "solve/quality.h"
+#include "solve/reference/staggered_reference.h"
+#include "solve/staggered.h"
 #ifdef STAGGER_HAVE_CUDA
 #include "cuda/cuda_solver.h"
 #endif

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "energy.h"
+#include "solve/energy.h"
 #include "helpers.h"
 
 using namespace stagger;
@@ -424,7 +424,7 @@ TEST_CASE("a catenary arch of 21 mortarless voussoirs stands, and still stands w
 
 // Every validation scene as written (the solver's defaults, or the tolerance the scene states and
 // docs explain), run to its end: every step converges and the independent quality measures of each
-// step (host/quality.cpp, from the returned impulses and velocities) stay small. The natural-map error
+// step (host/solve/quality.cpp, from the returned impulses and velocities) stay small. The natural-map error
 // measured outside the solver must meet the tolerance the solver claimed to meet. Not the catenary
 // arch: its outer loop stalls (docs/method.md, "Known behaviour") and it returns its best iterate
 // unconverged, with Signorini violations near 2 cm/s at the impact; its own test checks that it

@@ -1,7 +1,7 @@
-#include "broadphase.h"
-#include "narrowphase.h"
+#include "collide/broadphase.h"
+#include "collide/narrowphase.h"
 #include "peer_world.h"
-#include "world.h"
+#include "step/world.h"
 
 namespace stagger::peers {
 

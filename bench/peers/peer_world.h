@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "bodies.h"
-#include "scene.h"
+#include "step/bodies.h"
+#include "scene/scene.h"
 
 namespace stagger::peers {
 

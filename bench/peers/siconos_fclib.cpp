@@ -29,7 +29,7 @@
 #include <siconos/numerics/SparseBlockMatrix.h>
 #include <suitesparse/cs.h>  // the CSC struct behind Siconos's opaque CSparseMatrix (header only)
 
-#include "fclib_io.h"
+#include "fclib/fclib_io.h"
 
 using namespace stagger;
 

@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 
 #include "peer_world.h"
-#include "world.h"
+#include "step/world.h"
 
 namespace stagger::peers {
 

@@ -5,7 +5,7 @@
 
 #include "cuda_collide.h"
 #include "cuda_solver.h"
-#include "resident_step.h"
+#include "step/resident_step.h"
 
 namespace stagger {
 

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "collide_batched.h"
+#include "collide/collide_batched.h"
 #include "exec_cuda.cuh"
 #include "kernels/cuda/device_buffers.h"
 

@@ -1,12 +1,12 @@
 // The CUDA backend's broadphase and narrowphase: the batched collision stages
-// (host/collide_batched.h) run by the CUDA executor. Plain C++ header, so g++ code can hold one.
+// (host/collide/collide_batched.h) run by the CUDA executor. Plain C++ header, so g++ code can hold one.
 #pragma once
 
 #include <memory>
 
-#include "bodies.h"
-#include "broadphase.h"
-#include "narrowphase.h"
+#include "step/bodies.h"
+#include "collide/broadphase.h"
+#include "collide/narrowphase.h"
 
 namespace stagger {
 

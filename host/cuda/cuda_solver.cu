@@ -5,7 +5,7 @@
 
 #include "exec_cuda.cuh"
 #include "kernels/cuda/device_buffers.h"
-#include "staggered_batched.h"
+#include "solve/staggered_batched.h"
 
 namespace stagger {
 

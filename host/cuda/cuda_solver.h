@@ -1,12 +1,12 @@
 // The CUDA backend of the solve stage: the generic batched Staggered Projections
-// (host/staggered_batched.h) run by the CUDA executor (host/cuda/exec_cuda.cuh): the problem is
+// (host/solve/staggered_batched.h) run by the CUDA executor (host/cuda/exec_cuda.cuh): the problem is
 // uploaded, every APGD iteration runs as kernels over all unconverged islands, and the impulses and
 // velocities come back. This header is plain C++, so g++-compiled code can hold one.
 #pragma once
 
 #include <memory>
 
-#include "contact_problem.h"
+#include "solve/contact_problem.h"
 
 namespace stagger {
 

@@ -1,4 +1,4 @@
-// The CUDA backend's executor: the generic batched solve (host/staggered_batched.h) with its arrays
+// The CUDA backend's executor: the generic batched solve (host/solve/staggered_batched.h) with its arrays
 // in device memory (Thrust vectors) and its element loops as kernels. Each kernel is a thin wrapper:
 // index, bounds, island-done check, call the loop body (which calls the kernels/ element functions).
 // Only this directory and kernels/cuda/ hold CUDA code.
@@ -25,9 +25,9 @@
 #include <string>
 #include <vector>
 
-#include "contact_block.h"
-#include "contact_problem.h"
-#include "executor.h"
+#include "solve/contact_block.h"
+#include "solve/contact_problem.h"
+#include "step/executor.h"
 
 namespace stagger {
 
@@ -191,7 +191,7 @@ struct CudaExec {
   static constexpr int block_size() { return kGpuBlockSize; }
   static constexpr int loop_check_interval() { return kGpuLoopCheckInterval; }
   void configure(int, int) {}
-  // Islands of at most this many contacts take the dense path (host/dense_islands.h). Off until a
+  // Islands of at most this many contacts take the dense path (host/solve/dense_islands.h). Off until a
   // GPU benchmark (bench/run_cuda.sh, the dense sweep) says where it pays: by bytes read per
   // iteration it can only win for islands of about 4 contacts or fewer (docs/backends.md).
   static constexpr int kDenseMaxContacts = 0;
@@ -256,7 +256,7 @@ struct CudaExec {
     check("block_reduce launch");
   }
 
-  // Dense islands (host/dense_islands.h): one strided-batched cuBLAS GEMV per size bucket. It
+  // Dense islands (host/solve/dense_islands.h): one strided-batched cuBLAS GEMV per size bucket. It
   // computes every island of the bucket, masked or not (an unmasked island's x has not changed, so
   // neither does its y). The handle is made on first use and shared by copies of the executor.
   std::shared_ptr<std::remove_pointer_t<cublasHandle_t>> cublas_;

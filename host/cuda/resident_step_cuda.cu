@@ -1,10 +1,10 @@
-// The CUDA backend's step: the resident step (host/resident_step_batched.h) run by the CUDA executor.
+// The CUDA backend's step: the resident step (host/step/resident_step_batched.h) run by the CUDA executor.
 #include <stdexcept>
 #include <string>
 
 #include "exec_cuda.cuh"
 #include "kernels/cuda/device_buffers.h"
-#include "resident_step_batched.h"
+#include "step/resident_step_batched.h"
 
 namespace stagger {
 

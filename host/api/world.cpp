@@ -1,0 +1,438 @@
+// stagger::api::World: the internal World (host/step/world.h) with what a run adds around it: the
+// run's record (summary totals, tracks), the last good state, frames and results on disk, checkpoints.
+// `stagger run` (host/cli/run.cpp) is written on it.
+#include "stagger/world.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <omp.h>
+
+#include "api/scene_data.h"
+#include "output/checkpoint.h"
+#include "output/contact_forces.h"
+#include "output/output.h"
+#include "output/run_record.h"
+#include "output/state_hash.h"
+#include "output/vtk_frames.h"
+#include "step/backend.h"
+#include "step/world.h"
+
+namespace stagger::api {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+struct World::Impl {
+  explicit Impl(Scene s) : scene(std::move(s)) {}
+  Scene scene;
+  Options options;
+  std::string backend;
+  std::string scene_file;  // as the checkpoint records it
+  std::unique_ptr<stagger::World> world;
+  RunRecord record;
+  StepReport report;
+  std::int64_t total_steps = 0, track_every = 1;
+  std::vector<int> tracked;
+  double wall = 0;  // seconds spent stepping and writing frames since this object was made
+  fs::path out;     // empty: no files
+
+  const Bodies& bodies() const { return world->bodies(); }
+
+  void set_total_steps(std::int64_t steps) {
+    total_steps = steps;
+    const std::int64_t every = scene.data().scene.output.every;
+    track_every = every > 0 ? every : std::max<std::int64_t>(1, steps / 500);
+  }
+
+  void record_tracks() {
+    if (tracked.empty()) return;
+    const Bodies& now = bodies();
+    for (int i : tracked) record.tracks[now.id[i]].push_back(TrackPoint{world->time(), now.x[i]});
+  }
+
+  // The index is rewritten every 100 frames and at the end, not after every frame (which would cost
+  // time quadratic in the number of frames).
+  void write_index() const {
+    if (out.empty() || record.frames == 0) return;
+    write_file_atomically(out / "frames" / "index.csv", record.frame_index);
+    if (!scene.data().scene.output.vtk) return;
+    const double h = scene.time_step();
+    std::vector<std::pair<double, std::string>> bodies_files, contacts_files;
+    for (std::int64_t step : record.frame_steps) {
+      bodies_files.emplace_back(double(step) * h, bodies_vtp_name(step));
+      contacts_files.emplace_back(double(step) * h, contacts_vtp_name(step));
+    }
+    write_file_atomically(out / "frames" / "bodies.pvd", pvd_collection(bodies_files));
+    write_file_atomically(out / "frames" / "contacts.pvd", pvd_collection(contacts_files));
+  }
+
+  void write_frame() {
+    const OutputSettings& output = scene.data().scene.output;
+    if (out.empty() || output.every <= 0) return;
+    const std::int64_t step = world->steps_done();
+    std::string listed;
+    const Bodies& now = bodies();
+    if (output.csv) {
+      listed = fmt::format("frame_{:08d}.csv", step);
+      write_file_atomically(out / "frames" / listed, state_csv(now));
+    }
+    if (output.vtk) {
+      write_file_atomically(out / "frames" / bodies_vtp_name(step), bodies_vtp(now));
+      write_file_atomically(out / "frames" / contacts_vtp_name(step), contacts_vtp(*world));
+      if (listed.empty()) listed = bodies_vtp_name(step);
+    }
+    record.frame_index += fmt::format("{},{:.17g},{}\n", step, world->time(), listed);
+    if (output.vtk) record.frame_steps.push_back(step);
+    if (++record.frames % 100 == 1) write_index();
+  }
+
+  void write_results(const std::string& status, const std::string& failure) const {
+    if (out.empty()) return;
+    write_index();
+    write_file_atomically(out / "final_state.csv", state_csv(bodies()));
+    write_file_atomically(out / "summary.json",
+                          stagger::summary_json(*world, record, wall, backend, status, failure).dump(2) + "\n");
+  }
+
+  void make_output_dirs() const {
+    if (out.empty()) return;
+    std::error_code ec;
+    fs::create_directories(out, ec);
+    if (!ec && scene.data().scene.output.every > 0) fs::create_directories(out / "frames", ec);
+    if (ec) throw InputError(fmt::format("cannot create the output directory {}: {}", out.string(), ec.message()));
+  }
+};
+
+namespace {
+
+// Options in the internal form, and the backend's name; InputError for what cannot be honoured.
+stagger::WorldOptions world_options(const Options& options, std::string& backend) {
+  stagger::WorldOptions w;
+  const std::string& b = options.backend;
+  if (b == "cpu" || (b == "auto" && !cuda_device_available())) {
+    backend = "cpu";
+  } else if (b == "reference") {
+    backend = "reference";
+    w.backend = SolverBackend::reference;
+  } else if (b == "cuda" || b == "auto") {
+    if (!cuda_device_available()) throw InputError(fmt::format("--backend cuda: {}", cuda_unavailable_reason()));
+    backend = "cuda";
+    w.backend = SolverBackend::cuda;
+  } else {
+    throw InputError(fmt::format("--backend: unknown backend \"{}\" (expected auto, cpu, cuda or reference)", b));
+  }
+  if (options.precision == "float") {
+    if (w.backend == SolverBackend::reference)
+      throw InputError("--precision float: the reference backend solves in double only");
+    w.controls.precision = Precision::f32;
+  } else if (options.precision != "double") {
+    throw InputError(fmt::format("--precision: unknown precision \"{}\" (expected double or float)", options.precision));
+  }
+  if (options.threads < 0) throw InputError(fmt::format("--threads: {} is not a thread count", options.threads));
+  if (options.threads > 0) omp_set_num_threads(options.threads);
+
+  // Diagnostics and tests (docs/reliability.md): per-iteration traces, the resident step's CPU twin
+  // (the CUDA backend's algorithm), a twin whose device fails after N steps, the dense-island limit.
+  if (const char* trace = std::getenv("STAGGER_TRACE")) w.controls.trace_min_contacts = std::max(1, std::atoi(trace));
+  if (const char* resident = std::getenv("STAGGER_RESIDENT"))
+    w.resident = std::atoi(resident) != 0 && w.backend == SolverBackend::batched;
+  if (const char* dies = std::getenv("STAGGER_RESIDENT_FAILS_AFTER")) w.resident_fails_after = std::atoi(dies);
+  if (const char* dense = std::getenv("STAGGER_DENSE_MAX_CONTACTS"))
+    w.controls.dense_max_contacts = std::max(0, std::atoi(dense));
+  return w;
+}
+
+// The internal world, or RunError with the initial state written as the last good one.
+std::unique_ptr<stagger::World> make_world(World::Impl& m, const stagger::Scene& scene, const stagger::WorldOptions& w) {
+  try {
+    return std::make_unique<stagger::World>(scene, w);
+  } catch (const std::exception& e) {
+    std::string failure = fmt::format("step 1 (t = 0 s): cannot set up the simulation: {}", e.what());
+    if (!m.out.empty()) {
+      try {
+        write_file_atomically(m.out / "final_state.csv", state_csv(scene));
+        nlohmann::json summary = {{"scene", scene.name}, {"status", "failed"}, {"failure", failure},
+                                  {"bodies", scene.bodies.size()}, {"steps", 0}, {"simulated_time", 0.0}};
+        write_file_atomically(m.out / "summary.json", summary.dump(2) + "\n");
+      } catch (const std::exception&) {
+      }
+    }
+    throw RunError(failure);
+  }
+}
+
+void find_tracked(World::Impl& m) {
+  const Bodies& b = m.bodies();
+  for (const std::string& id : m.scene.data().scene.track)
+    m.tracked.push_back(int(std::find(b.id.begin(), b.id.end(), id) - b.id.begin()));
+}
+
+void check_body(const World::Impl& m, int body) {
+  if (body < 0 || std::size_t(body) >= m.scene.body_count())
+    throw InputError(fmt::format("body {}: no such body (the scene has {})", body, m.scene.body_count()));
+}
+
+}  // namespace
+
+World::World(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+World::~World() = default;
+World::World(World&&) noexcept = default;
+World& World::operator=(World&&) noexcept = default;
+
+World::World(const Scene& scene, const Options& options) : impl_(std::make_unique<Impl>(scene)) {
+  Impl& m = *impl_;
+  m.options = options;
+  m.scene_file = scene.file();
+  const stagger::WorldOptions w = world_options(options, m.backend);
+  m.out = options.output_dir;
+  m.make_output_dirs();
+  m.world = make_world(m, scene.data().scene, w);
+  m.set_total_steps(scene.steps());
+  find_tracked(m);
+  m.world->keep_good_state();
+  const auto start = Clock::now();
+  m.record_tracks();
+  m.write_frame();
+  m.wall += std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+World World::resume(const std::string& checkpoint_path, Options options, const std::string& scene_file) {
+  Checkpoint checkpoint;
+  try {
+    checkpoint = read_checkpoint(checkpoint_path);
+  } catch (const std::exception& e) {
+    throw InputError(checkpoint_path, "$", e.what());
+  }
+  std::string text = checkpoint.scene_text, file = scene_file.empty() ? checkpoint.scene_file : scene_file;
+  if (!scene_file.empty()) {
+    try {
+      text = read_scene_text(scene_file);
+    } catch (const SceneError& e) {
+      throw InputError(scene_file, e.path, e.what());
+    }
+    if (text != checkpoint.scene_text) {
+      bool settings_only = false;
+      try {
+        settings_only = differs_only_in_settings(text, checkpoint.scene_text);
+      } catch (const std::exception&) {
+      }
+      if (!settings_only)
+        throw InputError(scene_file, "$",
+                         fmt::format("is not the scene {} was written for (it changed since; only \"solver\", "
+                                     "\"output\" and \"description\" may change on resume); omit the scene file to "
+                                     "resume with the checkpoint's copy",
+                                     checkpoint_path));
+    }
+  }
+  Scene scene = Scene::from_json(text, file);
+
+  auto m = std::make_unique<Impl>(scene);
+  m->options = options;
+  m->scene_file = file;
+  const stagger::WorldOptions w = world_options(options, m->backend);
+  m->out = !options.output_dir.empty() ? fs::path(options.output_dir) : fs::absolute(checkpoint_path).parent_path();
+  m->make_output_dirs();
+  m->world = make_world(*m, scene.data().scene, w);
+  try {
+    m->world->restore(checkpoint.world);
+    m->record = RunRecord::from_json(nlohmann::json::parse(checkpoint.run_json));
+  } catch (const std::exception& e) {
+    throw InputError(checkpoint_path, "$", fmt::format("does not fit the scene: {}", e.what()));
+  }
+  m->record.resumed_at_step = m->world->steps_done();
+  m->set_total_steps(checkpoint.total_steps);
+  find_tracked(*m);
+  m->world->keep_good_state();
+  return World(std::move(m));
+}
+
+const StepReport& World::step() {
+  Impl& m = *impl_;
+  stagger::World& w = *m.world;
+  const auto start = Clock::now();
+  const std::int64_t s = w.steps_done();
+  std::string failure;
+  try {
+    w.step();
+    if (auto fault = w.check_state()) {
+      failure = fmt::format("step {} (t = {:.6g} s): body \"{}\" {}", s + 1, w.time(), m.bodies().id[fault->body],
+                            fault->what);
+    } else {
+      const stagger::StepReport& r = w.last_step();
+      m.record.add(r, s == 0);
+      w.keep_good_state();
+      m.report = StepReport{r.contacts, r.islands, r.outer_iterations, r.outer_iterations_max, r.inner_iterations,
+                            r.converged, r.unconverged_islands, r.overlap_before, r.quality.penetration_after,
+                            r.quality.natural_map_error, r.quality.signorini_violation, r.quality.complementarity,
+                            r.quality.cone_violation, r.quality.dissipation_violation};
+      if (w.steps_done() % m.track_every == 0) m.record_tracks();
+      const std::int64_t every = m.scene.data().scene.output.every;
+      if (every > 0 && w.steps_done() % every == 0) m.write_frame();
+    }
+  } catch (const std::exception& e) {
+    failure = fmt::format("after step {} (t = {:.6g} s): {}", w.steps_done(), w.time(), e.what());
+  }
+  m.wall += std::chrono::duration<double>(Clock::now() - start).count();
+  if (failure.empty()) return m.report;
+
+  // The last good state (or, when the device failed, the last it gave back) is what remains.
+  try {
+    if (auto fell_back = w.restore_good_state()) failure += "; " + *fell_back;
+  } catch (const std::exception& e) {
+    failure += fmt::format("; going back to the last good state failed: {}", e.what());
+  }
+  try {
+    m.write_results("failed", failure);
+  } catch (const std::exception& e) {
+    failure += fmt::format("; writing results to {} failed: {}", m.out.string(), e.what());
+  }
+  throw RunError(failure);
+}
+
+const StepReport& World::last_step() const { return impl_->report; }
+double World::time() const { return impl_->world->time(); }
+std::int64_t World::step_count() const { return impl_->world->steps_done(); }
+std::int64_t World::total_steps() const { return impl_->total_steps; }
+void World::set_total_steps(std::int64_t steps) {
+  if (steps < 0) throw InputError(fmt::format("steps: {} is negative", steps));
+  impl_->set_total_steps(steps);
+}
+const Scene& World::scene() const { return impl_->scene; }
+const std::string& World::backend() const { return impl_->backend; }
+
+std::size_t World::body_count() const { return impl_->scene.body_count(); }
+const std::vector<std::string>& World::body_ids() const { return impl_->bodies().id; }
+int World::body_index(const std::string& id) const {
+  const auto& ids = body_ids();
+  auto it = std::find(ids.begin(), ids.end(), id);
+  return it == ids.end() ? -1 : int(it - ids.begin());
+}
+bool World::is_dynamic(int body) const {
+  check_body(*impl_, body);
+  return impl_->bodies().is_dynamic(body);
+}
+
+// Vec3d and Quatd are plain structs of doubles, so the arrays are n x 3 and n x 4 doubles.
+static_assert(sizeof(Vec3d) == 3 * sizeof(double) && sizeof(Quatd) == 4 * sizeof(double));
+const double* World::positions() const { return &impl_->bodies().x.data()->x; }
+const double* World::orientations() const { return &impl_->bodies().q.data()->w; }
+const double* World::velocities() const { return &impl_->bodies().v.data()->x; }
+const double* World::angular_velocities() const { return &impl_->bodies().w.data()->x; }
+
+void World::set_body_state(const double* x, const double* q, const double* v, const double* w) {
+  stagger::World& world = *impl_->world;
+  WorldState s = world.state(/*include_warm_start=*/true);
+  for (std::size_t i = 0; i < s.x.size(); ++i) {
+    if (x) s.x[i] = {x[3 * i], x[3 * i + 1], x[3 * i + 2]};
+    if (q) s.q[i] = normalized(Quatd{q[4 * i], q[4 * i + 1], q[4 * i + 2], q[4 * i + 3]});
+    if (v) s.v[i] = {v[3 * i], v[3 * i + 1], v[3 * i + 2]};
+    if (w) s.w[i] = {w[3 * i], w[3 * i + 1], w[3 * i + 2]};
+  }
+  world.restore(s);
+  if (auto fault = world.check_state()) {
+    world.restore_good_state();
+    throw InputError(fmt::format("body \"{}\" {}", body_ids()[fault->body], fault->what));
+  }
+  world.keep_good_state();
+}
+
+void World::set_friction(int body, double friction) {
+  check_body(*impl_, body);
+  if (!(friction >= 0) || !std::isfinite(friction))
+    throw InputError(fmt::format("friction: {} is not a friction coefficient (>= 0)", friction));
+  impl_->world->set_body_friction(body, friction);
+  impl_->world->keep_good_state();
+}
+
+void World::set_motion(int body, const Motion& motion) {
+  check_body(*impl_, body);
+  const Bodies& b = impl_->bodies();
+  if (b.kind[body] != BodyKind::kinematic)
+    throw InputError(fmt::format("body \"{}\": only a kinematic body has a prescribed motion", b.id[body]));
+  KinematicMotion k;
+  auto vec = [](const std::array<double, 3>& a) { return Vec3d{a[0], a[1], a[2]}; };
+  auto finite = [](const std::array<double, 3>& a) { return std::isfinite(a[0] + a[1] + a[2]); };
+  if (motion.type == "none") {
+    k.type = 0;
+  } else if (motion.type == "sinusoid") {
+    const Vec3d axis = vec(motion.axis);
+    if (!finite(motion.axis) || norm(axis) == 0 || !std::isfinite(motion.amplitude) || !(motion.frequency >= 0) ||
+        !std::isfinite(motion.frequency) || !std::isfinite(motion.phase))
+      throw InputError("motion: a sinusoid needs a nonzero axis and finite amplitude, frequency >= 0 and phase");
+    k.type = 1;
+    k.axis = (1.0 / norm(axis)) * axis;
+    k.amplitude = motion.amplitude;
+    k.frequency = motion.frequency;
+    k.phase = motion.phase;
+  } else if (motion.type == "constant_velocity") {
+    if (!finite(motion.velocity) || !finite(motion.angular_velocity))
+      throw InputError("motion: velocity and angular_velocity must be finite");
+    k.type = 2;
+    k.velocity = vec(motion.velocity);
+    k.angular_velocity = vec(motion.angular_velocity);
+  } else {
+    throw InputError(fmt::format("motion: unknown type \"{}\" (expected none, sinusoid or constant_velocity)", motion.type));
+  }
+  // The pose at t = 0 from which the new motion gives the current pose now: the motion continues
+  // from where the body is, without a jump.
+  const double t = time();
+  Vec3d x, v, w;
+  Quatd q;
+  kinematic_state(k, Vec3d{0, 0, 0}, Quatd{1, 0, 0, 0}, t, x, q, v, w);  // displacement and rotation at t
+  const Vec3d x0 = b.x[body] - x;
+  const Quatd q0 = normalized(conjugate(q) * b.q[body]);
+  impl_->world->set_body_motion(body, k, x0, q0);
+  impl_->world->keep_good_state();
+}
+
+ContactList World::contacts() const {
+  const SolvedContacts c = solved_contacts(*impl_->world);
+  ContactList list;
+  auto arr = [](Vec3d v) { return std::array<double, 3>{v.x, v.y, v.z}; };
+  for (std::size_t j = 0; j < c.a.size(); ++j) {
+    list.body_a.push_back(c.a[j]);
+    list.body_b.push_back(c.b[j]);
+    list.point.push_back(arr(c.point[j]));
+    list.normal.push_back(arr(c.normal[j]));
+    list.friction_impulse.push_back(arr(c.friction_impulse[j]));
+    list.normal_impulse.push_back(c.normal_impulse[j]);
+    list.gap.push_back(c.gap[j]);
+  }
+  return list;
+}
+
+std::string World::summary_json() const {
+  return stagger::summary_json(*impl_->world, impl_->record, impl_->wall, impl_->backend, "ok", "").dump(2);
+}
+
+std::uint64_t World::state_hash() const { return stagger::state_hash(impl_->bodies()); }
+
+void World::save(const std::string& path) const {
+  const Impl& m = *impl_;
+  RunRecord saved = m.record;
+  saved.earlier_wall_seconds += m.wall;
+  try {
+    write_checkpoint(path, Checkpoint{m.scene.text(), m.scene_file, m.total_steps, m.world->state(), saved.to_json().dump()});
+  } catch (const std::exception& e) {
+    throw RunError(fmt::format("cannot write the checkpoint {}: {}", path, e.what()));
+  }
+}
+
+std::string World::finish(const std::string& status, const std::string& failure) {
+  if (status != "ok" && status != "interrupted" && status != "failed")
+    throw InputError(fmt::format("finish: unknown status \"{}\" (expected ok, interrupted or failed)", status));
+  try {
+    impl_->write_results(status, failure);
+  } catch (const std::exception& e) {
+    throw RunError(fmt::format("writing results to {}: {}", impl_->out.string(), e.what()));
+  }
+  return impl_->out.string();
+}
+
+}  // namespace stagger::api

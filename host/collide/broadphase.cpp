@@ -1,0 +1,166 @@
+#include "collide/broadphase.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+#include <omp.h>
+
+#include "step/parallel.h"
+
+namespace stagger {
+
+void compute_contact_margins(const Bodies& bodies, double h, double envelope, Vec3d gravity, ContactMargins& margins) {
+  const int n = bodies.size();
+  margins.envelope = envelope;
+  margins.h = h;
+  margins.speed.resize(n);
+  margins.spin.assign(n, 0.0);
+  const double g = norm(gravity);
+  parallel_for(n, [&](int i) {
+    margin_speeds(bodies.shape[i], bodies.kind[i], bodies.motion[i], bodies.v[i], bodies.w[i], h, g, margins.speed[i],
+                  margins.spin[i]);
+  });
+}
+
+void Broadphase::find_pairs(const Bodies& bodies, const ContactMargins& margins, std::vector<BodyPair>& pairs) {
+  const int n = bodies.size();
+  pairs.clear();
+  boxes_.resize(n);
+  large_.clear();
+
+  // Bounding boxes, inflated by what the step can close.
+  parallel_for(n, [&](int i) {
+    if (bodies.shape[i].type == ShapeType::plane) return;
+    double inflate = 0.5 * margins.envelope + margins.h * margins.speed[i];
+    boxes_[i] = inflated_aabb(bodies.shape[i], bodies.x[i], bodies.q[i], inflate);
+  });
+  // Regular bodies: not wider than a few times the median dynamic body. The cell is as wide as the
+  // widest regular body, so overlapping regular bodies have centres in neighbouring cells.
+  std::vector<double> widths;
+  widths.reserve(n);
+  for (int i = 0; i < n; ++i)
+    if (bodies.is_dynamic(i) && bodies.shape[i].type != ShapeType::plane)
+      widths.push_back(max_elem(boxes_[i].hi - boxes_[i].lo));
+  if (widths.empty()) return;
+  std::nth_element(widths.begin(), widths.begin() + widths.size() / 2, widths.end());
+  const double limit = kRegularWidthFactor * widths[widths.size() / 2];
+  cell_ = 1e-9;
+  std::vector<char> regular(n, 0);
+  for (int i = 0; i < n; ++i) {
+    if (bodies.shape[i].type == ShapeType::plane) {
+      large_.push_back(i);
+      continue;
+    }
+    double w = max_elem(boxes_[i].hi - boxes_[i].lo);
+    if (w <= limit) {
+      regular[i] = 1;
+      cell_ = std::max(cell_, w);
+    } else {
+      large_.push_back(i);
+    }
+  }
+  const double inv_cell = 1.0 / cell_;
+
+  // Cells: a dense grid over the regular bodies' centres when it has at most a few cells per body
+  // (compact scenes: piles, beds), else a hash table of at least twice as many buckets as bodies
+  // (sparse scenes), where several cells may share a bucket and entries carry their exact cell.
+  std::vector<int64_t> coords(size_t(n) * 3, 0);
+  int64_t lo[3] = {INT64_MAX, INT64_MAX, INT64_MAX}, hi[3] = {INT64_MIN, INT64_MIN, INT64_MIN};
+  int entries = 0;
+  for (int i = 0; i < n; ++i) {
+    if (!regular[i]) continue;
+    ++entries;
+    for (int a = 0; a < 3; ++a) {
+      int64_t c = cell_coordinate(0.5 * (boxes_[i].lo[a] + boxes_[i].hi[a]), inv_cell);
+      coords[3 * size_t(i) + a] = c;
+      lo[a] = std::min(lo[a], c);
+      hi[a] = std::max(hi[a], c);
+    }
+  }
+  if (entries == 0) lo[0] = lo[1] = lo[2] = hi[0] = hi[1] = hi[2] = 0;
+  GridBuckets grid;
+  const long long lo_cell[3] = {lo[0], lo[1], lo[2]}, hi_cell[3] = {hi[0], hi[1], hi[2]};
+  const int buckets = plan_grid(lo_cell, hi_cell, entries, grid);
+  const bool dense = grid.dense != 0;
+  auto bucket_of = [&](int64_t x, int64_t y, int64_t z) -> int64_t { return grid.bucket(x, y, z); };
+
+  // Counting sort of the regular bodies by bucket. Stable: a bucket lists its bodies in order.
+  cell_of_.assign(n, 0);
+  bucket_begin_.assign(size_t(buckets) + 1, 0);
+  std::vector<int> bucket(n, -1);
+  for (int i = 0; i < n; ++i) {
+    if (!regular[i]) continue;
+    const int64_t* c = &coords[3 * size_t(i)];
+    cell_of_[i] = cell_key(c[0], c[1], c[2]);
+    bucket[i] = int(bucket_of(c[0], c[1], c[2]));
+    ++bucket_begin_[bucket[i] + 1];
+  }
+  for (int b = 0; b < buckets; ++b) bucket_begin_[b + 1] += bucket_begin_[b];
+  sorted_.resize(entries);
+  {
+    std::vector<int> fill(bucket_begin_.begin(), bucket_begin_.end() - 1);
+    for (int i = 0; i < n; ++i)
+      if (regular[i]) sorted_[fill[bucket[i]]++] = Entry{cell_of_[i], i};
+  }
+
+  // Each regular body looks at its own cell (partners with a higher number) and at the 13 cells of
+  // the forward half of its neighbourhood (all partners): every neighbouring pair is seen once.
+  // Bodies are processed in chunks whose outputs are concatenated in order: the pair order depends
+  // on the scene only, not on the thread count.
+  constexpr int kChunk = 1024;
+  const int chunks = (n + kChunk - 1) / kChunk;
+  std::vector<std::vector<BodyPair>> found(chunks + 1);
+  parallel_for(
+      chunks,
+      [&](int ch) {
+        std::vector<BodyPair>& out = found[ch];
+        for (int a = ch * kChunk; a < std::min(n, (ch + 1) * kChunk); ++a) {
+          if (!regular[a]) continue;
+          const int64_t* c = &coords[3 * size_t(a)];
+          for (int d = 13; d < 27; ++d) {  // offsets (dx, dy, dz); d = 13 is the own cell
+            int64_t x = c[0] + d % 3 - 1, y = c[1] + (d / 3) % 3 - 1, z = c[2] + d / 9 - 1;
+            int64_t b = bucket_of(x, y, z);
+            if (b < 0) continue;
+            uint64_t key = dense ? 0 : cell_key(x, y, z);
+            for (int e = bucket_begin_[b]; e < bucket_begin_[b + 1]; ++e) {
+              int o = sorted_[e].body;
+              if ((!dense && sorted_[e].cell != key) || (d == 13 && o <= a)) continue;
+              if (!bodies.is_dynamic(a) && !bodies.is_dynamic(o)) continue;
+              if (overlaps(boxes_[a], boxes_[o])) out.push_back(BodyPair{std::min(a, o), std::max(a, o)});
+            }
+          }
+        }
+      },
+      n);
+
+  // Large bodies (planes, walls, big intruders) against everything.
+  std::vector<BodyPair>& out = found[chunks];
+  for (int l : large_) {
+    bool l_plane = bodies.shape[l].type == ShapeType::plane;
+    Vec3d plane_normal = rotate(bodies.q[l], Vec3d{0, 0, 1});
+    for (int i = 0; i < n; ++i) {
+      if (i == l || (!bodies.is_dynamic(i) && !bodies.is_dynamic(l))) continue;
+      if (!regular[i] && i < l) continue;  // a pair of large bodies is found from the lower one
+      bool i_plane = bodies.shape[i].type == ShapeType::plane;
+      if (l_plane && i_plane) continue;
+      bool candidate;
+      if (l_plane) {
+        candidate = plane_clearance(bodies.x[l], plane_normal, bodies.shape[i], bodies.x[i], bodies.q[i]) <
+                    margins.of(bodies, l, i);
+      } else if (i_plane) {
+        Vec3d ni = rotate(bodies.q[i], Vec3d{0, 0, 1});
+        candidate = plane_clearance(bodies.x[i], ni, bodies.shape[l], bodies.x[l], bodies.q[l]) < margins.of(bodies, l, i);
+      } else {
+        candidate = overlaps(boxes_[l], boxes_[i]);
+      }
+      if (candidate) out.push_back(BodyPair{std::min(l, i), std::max(l, i)});
+    }
+  }
+  size_t total = 0;
+  for (const auto& f : found) total += f.size();
+  pairs.reserve(total);
+  for (const auto& f : found) pairs.insert(pairs.end(), f.begin(), f.end());
+}
+
+}  // namespace stagger

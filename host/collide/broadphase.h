@@ -1,0 +1,62 @@
+// Broad phase: candidate pairs from a uniform grid. Cells are as wide as the largest regular body;
+// each body sits in the cell of its centre (a counting sort into a hash table of cells) and finds
+// its partners in the 27 cells around it. Bodies much larger than the typical one (walls, planes,
+// a big intruder) are tested against everything instead.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "step/bodies.h"
+#include "kernels/broadphase.h"
+
+namespace stagger {
+
+struct BodyPair {
+  int a, b;  // a < b
+  bool operator<(const BodyPair& o) const { return a != o.a ? a < o.a : b < o.b; }
+  bool operator==(const BodyPair& o) const { return a == o.a && b == o.b; }
+};
+
+// Bodies up to this many times the median width are "regular" and go into the grid.
+constexpr double kRegularWidthFactor = 2.0;
+
+// How far a step can bring two bodies together:
+// margin(a, b) = envelope + h (speed[a] + speed[b] + spin[a] d + spin[b] d), d = |x_a - x_b| + reach.
+// `spin` is nonzero only for rotating planes, whose surface speed grows with the distance from
+// their origin (a bounded body's rotation is already in its `speed`).
+struct ContactMargins {
+  double envelope = 0;
+  double h = 0;
+  std::vector<double> speed;  // bound on the speed of any surface point of each body over the step
+  std::vector<double> spin;   // angular speed of unbounded bodies (planes), else 0
+  double of(const Bodies& bodies, int a, int b) const {
+    return contact_margin(envelope, h, speed[a], speed[b], spin[a], spin[b], bodies.x[a], bodies.x[b],
+                          bodies.shape[a], bodies.shape[b]);
+  }
+};
+
+// Speed bounds of every body for the step from t (dynamic bodies: |v| + h|g| + |w| R).
+void compute_contact_margins(const Bodies& bodies, double h, double envelope, Vec3d gravity, ContactMargins& margins);
+
+class Broadphase {
+ public:
+  // Candidate pairs (at least one dynamic body), each once, in an order that depends only on the
+  // scene (not on the thread count).
+  void find_pairs(const Bodies& bodies, const ContactMargins& margins, std::vector<BodyPair>& pairs);
+  double cell_size() const { return cell_; }
+
+ private:
+  struct Entry {
+    std::uint64_t cell;  // exact cell key
+    int body;
+  };
+  std::vector<Aabb> boxes_;
+  std::vector<int> large_;
+  std::vector<std::uint64_t> cell_of_;  // per body: its centre cell key (regular bodies)
+  std::vector<Entry> sorted_;
+  std::vector<int> bucket_begin_;
+  double cell_ = 0;
+};
+
+}  // namespace stagger

@@ -1,0 +1,57 @@
+#include "collide/narrowphase.h"
+
+#include "kernels/narrowphase.h"
+#include "step/parallel.h"
+
+namespace stagger {
+
+void Contacts::clear() {
+  a.clear();
+  b.clear();
+  point.clear();
+  normal.clear();
+  gap.clear();
+  feature.clear();
+}
+
+void Contacts::push(int body_a, int body_b, const ContactPoint<double>& c) {
+  a.push_back(body_a);
+  b.push_back(body_b);
+  point.push_back(c.point);
+  normal.push_back(c.normal);
+  gap.push_back(c.gap);
+  feature.push_back(c.feature);
+}
+
+void narrowphase(const Bodies& bodies, const std::vector<BodyPair>& pairs, const ContactMargins& margins, Contacts& out) {
+  out.clear();
+  // Pairs are processed in chunks, each chunk's contacts kept in order and the chunks concatenated
+  // in order: the contact list is the same for any thread count.
+  constexpr int kChunk = 512;
+  const int n = int(pairs.size());
+  const int chunks = (n + kChunk - 1) / kChunk;
+  std::vector<Contacts> part(chunks);
+  parallel_for(
+      chunks,
+      [&](int c) {
+        for (int i = c * kChunk; i < std::min(n, (c + 1) * kChunk); ++i) {
+          const int p = pairs[i].a, q = pairs[i].b;
+          const bool swapped = pair_swapped(bodies.shape[p], bodies.shape[q]);
+          const int a = swapped ? q : p, b = swapped ? p : q;
+          auto keep = [&](const ContactPoint<double>& contact) { part[c].push(a, b, contact); };
+          collide_pair(bodies.shape[p], BodyPose{bodies.x[p], bodies.q[p]}, bodies.shape[q], BodyPose{bodies.x[q], bodies.q[q]},
+                       margins.of(bodies, p, q), bodies.mesh_views.data(), keep);
+        }
+      },
+      n);
+  for (const Contacts& c : part) {
+    out.a.insert(out.a.end(), c.a.begin(), c.a.end());
+    out.b.insert(out.b.end(), c.b.begin(), c.b.end());
+    out.point.insert(out.point.end(), c.point.begin(), c.point.end());
+    out.normal.insert(out.normal.end(), c.normal.begin(), c.normal.end());
+    out.gap.insert(out.gap.end(), c.gap.begin(), c.gap.end());
+    out.feature.insert(out.feature.end(), c.feature.begin(), c.feature.end());
+  }
+}
+
+}  // namespace stagger

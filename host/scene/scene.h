@@ -1,0 +1,172 @@
+// The scene as the user wrote it, validated and with every default filled in (SCENE_FORMAT.md).
+// Loading is the only place that reads JSON; everything downstream works from these structs.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernels/shapes.h"
+#include "kernels/vec.h"
+
+namespace stagger {
+
+struct Mesh;  // host/scene/mesh.h
+
+using Vec3d = Vec3<double>;
+using Quatd = Quat<double>;
+
+enum class MotionType { none, sinusoid, constant_velocity };
+
+// Prescribed motion of a kinematic body (SCENE_FORMAT.md, MOTION).
+struct MotionDesc {
+  MotionType type = MotionType::none;
+  Vec3d axis{0, 0, 1};      // sinusoid: unit direction
+  double amplitude = 0, frequency = 0, phase = 0;
+  Vec3d velocity{0, 0, 0};  // constant_velocity
+  Vec3d angular_velocity{0, 0, 0};
+};
+
+struct BodyDesc {
+  std::string id;
+  Shape shape;
+  Vec3d position{0, 0, 0};
+  Quatd orientation{1, 0, 0, 0};
+  Vec3d velocity{0, 0, 0};
+  Vec3d angular_velocity{0, 0, 0};
+  double mass = 0;  // resolved from mass or density for dynamic bodies; 0 otherwise
+  double friction = 0.5;
+  double restitution = 0.0;
+  BodyKind kind = BodyKind::dynamic;
+  MotionDesc motion;
+};
+
+// `automatic` ("auto", the default) picks per island: Staggered Projections for structures, the Tresca
+// fixed point for granular islands (granular_island below).
+enum class Method { staggered, ccp, successive_relaxation, tresca_fixed_point, automatic };
+// "staggered", "ccp", ... as scene files, summaries and `--method` spell them.
+const char* method_name(Method method);
+std::optional<Method> method_from_name(std::string_view name);
+constexpr const char* kMethodNames = "auto, staggered, ccp, successive_relaxation or tresca_fixed_point";
+enum class FrictionModel { cone, pyramid };
+
+struct SolverSettings {
+  Method method = Method::automatic;
+  FrictionModel friction_model = FrictionModel::cone;
+  int pyramid_facets = 8;
+  double tolerance = 1e-4;      // every island's when the scene sets it, else a structure's (below)
+  bool tolerance_set = false;   // the scene wrote "tolerance" 
+  int max_outer_iterations = 50;
+  double inner_tolerance = 1e-8;
+  // The adaptive inner tolerance is this fraction of the outer error; unset: inner_tolerance_ratio().
+  std::optional<double> inner_tolerance_ratio;
+  int max_inner_iterations = 300;
+  double stabilization_speed = 0.1;
+  std::optional<double> contact_envelope;  // nullopt: automatic (5% of the smallest shape)
+  // Project additions (documented in docs/scene_format.md):
+  bool warm_start = true;                  // reuse the previous step's impulses
+  double bounce_threshold = 0.05;          // v_bounce of SOLVER.md, m/s
+  bool mesh_sample_clusters = true;        // "mesh_contacts": "clusters" (kernels/mesh_clusters.h) or "all_samples"
+  // Not a scene field: set per island by island_settings (the endgame of inner_tolerance_for).
+  double inner_tolerance_endgame = 0;
+};
+
+// The default ("auto") method and tolerance, per island (docs/method.md, "Defaults"). An island of more
+// than kGranularIslandContacts contacts is granular matter: there the Tresca fixed point converges
+// where the staggered loop stalls, and unless the scene sets a tolerance it is solved to
+// kGranularTolerance, which keeps overlaps under 1% of the radius on poured piles of 1k and 10k
+// spheres; smaller islands (structures, the analytic cases) get Staggered Projections and 1e-4.
+constexpr int kGranularIslandContacts = 256;
+constexpr double kGranularTolerance = 3e-3;
+inline bool granular_island(int contacts) { return contacts > kGranularIslandContacts; }
+
+// The settings an island of `contacts` contacts is solved with: "auto" resolved, and the endgame of
+// its inner tolerances (inner_tolerance_for): once the outer error is near the tolerance, a fraction
+// 0.3 of it would over-solve the QP that takes it there, so a granular Tresca island never asks its
+// QPs for less than 0.8 of the outer tolerance while its outer error still improves (measured on the
+// 1k pour at 3e-3: 20.9 -> 16.7 APGD iterations per step; 10k: 70 -> 60). Not for small islands,
+// where QPs cost little and the analytic cases want the last digits, nor for the staggered loop, which
+// needs its tight inner solves to make progress (at 1e-4 on the pour the endgame left 96% of its
+// steps unconverged).
+inline SolverSettings island_settings(SolverSettings s, int contacts) {
+  const bool granular = granular_island(contacts);
+  if (s.method == Method::automatic) s.method = granular ? Method::tresca_fixed_point : Method::staggered;
+  if (!s.tolerance_set && granular) s.tolerance = kGranularTolerance;
+  s.inner_tolerance_endgame = granular && s.method == Method::tresca_fixed_point ? 0.8 : 0.0;
+  return s;
+}
+
+// The adaptive inner tolerance's fraction of the outer error: as set, else SOLVER.md's 0.1, but 0.3
+// for the Tresca fixed point, whose outer map gains more from being applied often than from exact
+// QPs (bench/run_inner_ratio.sh; docs/method.md). `s`: an island's settings (island_settings).
+inline double inner_tolerance_ratio(const SolverSettings& s) {
+  return s.inner_tolerance_ratio.value_or(s.method == Method::tresca_fixed_point ? 0.3 : 0.1);
+}
+// The inner tolerance of an outer iteration that starts at error `err`; `stalled`: the outer error has
+// stopped improving by 10% per iteration, and the endgame floor is dropped so that tighter QPs can
+// take it further.
+inline double inner_tolerance_for(const SolverSettings& s, double err, bool stalled = false) {
+  return std::max({s.inner_tolerance, inner_tolerance_ratio(s) * err,
+                   stalled ? 0.0 : s.inner_tolerance_endgame * s.tolerance});
+}
+// The stall test of inner_tolerance_for: an outer iteration that took the error from `before` to `after`.
+inline bool outer_error_stalled(double before, double after) { return !(after <= 0.9 * before); }
+
+// Beyond these a dynamic body is taken to have run away and the run stops (exit 1). A project
+// addition (docs/scene_format.md): scene field "limits".
+struct SceneLimits {
+  double max_speed = 1e4;          // m/s
+  double max_angular_speed = 1e6;  // rad/s
+};
+
+struct OutputSettings {
+  int every = 0;  // 0: no frames
+  // Frame formats (project addition "output.format": "csv", "vtk" or "both"): CSV tables, and VTK
+  // XML PolyData of bodies and contacts with .pvd collections for ParaView.
+  bool csv = true, vtk = false;
+};
+
+struct Scene {
+  std::string name;
+  std::string file;          // path as given on the command line (for messages)
+  Vec3d gravity{0, 0, -9.81};
+  double time_step = 0;
+  std::int64_t steps = 0;    // resolved from "steps" or "duration"
+  SolverSettings solver;
+  SceneLimits limits;
+  std::vector<BodyDesc> bodies;  // listed bodies, then generated ones
+  std::vector<std::shared_ptr<const Mesh>> meshes;  // what mesh shapes refer to (Shape::mesh)
+  OutputSettings output;
+  std::vector<std::string> track;  // ids whose trajectories are recorded and reported
+};
+
+// A problem with the input: reported as `error: <file>: <path>: <message>` with exit code 2.
+struct SceneError : std::runtime_error {
+  std::string path;
+  SceneError(std::string json_path, const std::string& message)
+      : std::runtime_error(message), path(std::move(json_path)) {}
+};
+
+// Reads and validates a scene file. Throws SceneError (path "$" for the document itself).
+Scene load_scene(const std::string& file);
+// The file's text, unparsed (SceneError "$" when it cannot be read).
+std::string read_scene_text(const std::string& file);
+// Same, from text already in memory (tests, fuzzing); `file` only names it in messages and
+// anchors relative paths. A scene whose estimated memory exceeds `memory_budget_bytes` (0: 80% of
+// this machine's memory) is refused before anything is generated.
+Scene parse_scene(const std::string& text, const std::string& file, double memory_budget_bytes = 0);
+
+// Whether two scene texts differ at most in their "solver", "output" and "description" (both must
+// parse as JSON; comments are ignored): a run may be resumed with other solver or output settings,
+// never with other bodies.
+bool differs_only_in_settings(const std::string& a, const std::string& b);
+
+// The default contact envelope: 5% of the smallest shape size (sphere diameter, box's smallest edge).
+double automatic_contact_envelope(const Scene& scene);
+
+}  // namespace stagger

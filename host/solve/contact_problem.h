@@ -1,0 +1,91 @@
+// Storage for the solve stage's input (see kernels/problem_view.h for the layout) and its result.
+// Built from the step's contacts and islands by build_contact_problem (host/solve/solve_stage.cpp), or by
+// hand in tests; both backends, the batched one and the Eigen reference, read the same problem.
+#pragma once
+
+#include <vector>
+
+#include "kernels/problem_view.h"
+#include "scene/scene.h"
+
+namespace stagger {
+
+using Mat3d = Mat3<double>;
+
+struct ContactProblem {
+  int friction_dims = 2;
+  bool pyramid = false;
+  std::vector<double> facet_cos, facet_sin;
+
+  // Contacts, sorted by island.
+  std::vector<int> slot_a, slot_b, contact_island;
+  std::vector<Vec3d> normal, tangent1, tangent2, r_a, r_b, w_known;
+  std::vector<double> mu, rhs;
+
+  // Solver bodies, sorted by island.
+  std::vector<Vec3d> v_pred, w_pred;
+  std::vector<double> inv_mass;
+  std::vector<Mat3d> inv_inertia;
+  std::vector<int> body_island;
+  std::vector<int> incidence_begin, incidence;  // filled by finalize()
+
+  std::vector<int> island_contact_begin{0}, island_body_begin{0};
+
+  // Warm start (same layout as the result); empty means zero.
+  std::vector<double> alpha_warm, beta_warm;
+  // Per island: the Lipschitz estimates of the previous step for the contact and friction QPs
+  // (0: unknown).
+  std::vector<double> lipschitz_hint_contact, lipschitz_hint_friction;
+
+  int num_contacts() const { return int(slot_a.size()); }
+  int num_bodies() const { return int(body_island.size()); }
+  int num_islands() const { return int(island_contact_begin.size()) - 1; }
+
+  // Sets the friction model and the pyramid's facet directions d_j = cos(2 pi j / m) t1 + sin(...) t2.
+  void set_friction_model(FrictionModel model, int facets);
+  // Builds the body -> contact incidences and checks the layout (sizes, sorting, slot ranges):
+  // finalize() for a whole problem, finalize_structure() for one whose numbers (frames, lever arms,
+  // masses, right-hand sides) are assembled elsewhere (host/step/resident_step_batched.h).
+  void finalize();
+  void finalize_structure();
+  ProblemView<double> view() const;
+};
+
+struct IslandStats {
+  int outer_iterations = 0;   // staggered loop passes (contact solves) until the error met the tolerance
+  int inner_iterations = 0;   // APGD iterations of all QPs of the island
+  bool converged = false;
+  double error = 0;           // natural-map error of the returned impulses
+};
+
+struct SolveResult {
+  std::vector<double> alpha, beta;  // impulses, the problem's layout
+  std::vector<Vec3d> v, w;          // velocities of the solver bodies after the impulses
+  std::vector<IslandStats> islands;
+  std::vector<double> lipschitz_contact, lipschitz_friction;  // per island, for the next step's hints
+};
+
+// The real type the batched backends iterate in (the problem is built and the result returned in
+// double either way; the reference is always double).
+enum class Precision { f64, f32 };
+
+// How a backend runs the outer loop; the defaults are SOLVER.md. Tests switch off the adaptive inner
+// tolerance to study the exact-projection variant of the thesis.
+struct SolveControls {
+  Precision precision = Precision::f64;
+  bool adaptive_inner_tolerance = true;
+  // Print each outer iteration of islands with at least this many contacts to stderr (0: off).
+  // `stagger run` sets it from the STAGGER_TRACE environment variable.
+  int trace_min_contacts = 0;
+  // Islands of at most this many contacts (64 at most) take the dense path (host/solve/dense_islands.h);
+  // 0: none, -1: the executor's default (docs/backends.md says how it was chosen). `stagger run`
+  // reads STAGGER_DENSE_MAX_CONTACTS.
+  int dense_max_contacts = -1;
+  // The CPU executor's contacts per block and iterations between "any island still iterating?"
+  // checks (host/solve/contact_block.h); 0: its own (256, 1). The tests also run with the GPU's (32, 8).
+  // The CUDA executor keeps its own.
+  int block_size = 0;
+  int loop_check_interval = 0;
+};
+
+}  // namespace stagger

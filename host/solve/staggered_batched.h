@@ -1,0 +1,790 @@
+// The batched solve stage, written once for every executor: Staggered Projections (and the CCP and
+// successive-relaxation variants) over all islands at once. Every step of an APGD iteration is one
+// element loop (a "launch") over contacts, bodies or islands that calls the kernels/ functions;
+// islands that are done cost nothing. `Exec` says where the arrays live and how a loop runs:
+// CpuExec (host/step/exec_cpu.h, OpenMP) or CudaExec (host/cuda/exec_cuda.cuh, kernels). Work arrays
+// are kept between steps.
+//
+// The loop bodies are lambdas that capture raw pointers by value (never `this`): under nvcc they
+// are __host__ __device__ lambdas handed to kernels, under g++ plain ones. nvcc wants such lambdas
+// in public member functions, hence a struct with everything public. The file compiles as C++17.
+#pragma once
+
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "solve/contact_block.h"
+#include "solve/contact_problem.h"
+#include "solve/dense_islands.h"
+#include "kernels/apgd.h"
+#include "solve/problem_arrays.h"
+#include "kernels/delassus.h"
+#include "kernels/natural_map.h"
+
+namespace stagger {
+
+struct SumOp {
+  template <class R>
+  STAGGER_HD STAGGER_INLINE R operator()(R a, R b) const { return a + b; }
+};
+struct MaxOp {
+  template <class R>
+  STAGGER_HD STAGGER_INLINE R operator()(R a, R b) const { return a < b ? b : a; }
+};
+
+template <class Exec, class T = double>
+struct StaggeredBatched {
+  template <class U>
+  using Array = typename Exec::template Array<U>;
+  struct Unknowns {
+    Array<T> alpha, beta;
+  };
+  template <class U>
+  static U* ptr(Array<U>& a) { return Exec::ptr(a); }
+
+  Exec exec;
+  ProblemArrays<Exec, T> problem_;  // the problem in the executor's memory at type T
+  ProblemView<T> p_;                // points at problem_, or at the host problem itself
+  int nt_ = 2;
+  std::vector<ContactBlock> blocks_host_;
+  std::vector<int> island_contact_begin_host_;
+  Array<ContactBlock> blocks_;
+  Array<int> island_block_begin_;
+  Unknowns cur_, best_, xbest_;
+  Unknowns u_[3], g_[3];  // APGD's rotating buffers of iterates and of their gradients (kernels/apgd.h)
+  Array<Vec3<T>> impulse_, v_, w_;
+  Array<T> shift_;  // successive relaxation's normal shift per contact
+  bool method_shifts_ = false;  // the method shifts normal rows (successive relaxation): QPs read shift_
+  Array<T> bound_;  // the Tresca fixed point's friction radii mu*alpha (previous outer iteration)
+  Array<T> scale_n_, scale_t_, inv_scale_n_, inv_scale_t_;  // per contact: APGD's diagonal scales (kernels/apgd.h)
+  // Per island, its settings once "auto" is resolved (island_settings, host/scene/scene.h): the outer
+  // tolerance, the inner tolerance's ratio and endgame fraction, and the phase of each QP it runs.
+  Array<T> tolerance_, tau_ratio_, tau_endgame_;
+  Array<int> phase_judged_, phase_friction_, phase_both_;
+  Array<int> staggered_, tresca_, between_;  // island masks: by method; the current "between" pass
+  Array<int> stalled_;  // per island: its outer error stopped improving (no endgame floor any more)
+  bool any_staggered_ = false, any_tresca_ = false;
+  // Per-block partial sums and their per-island totals.
+  Array<ApgdTerms<T>> block_terms_, island_terms_;
+  Array<T> block_value_, island_value_;
+  Array<ApgdIsland<T>> apgd_;
+  Array<T> scale_, error_, best_error_, tau_, lipschitz_contact_, lipschitz_friction_;
+  Array<T> peak_contact_, peak_friction_;  // per island: next step's first L (next_lipschitz_hint)
+  // Island masks: all, still in the outer loop, iterating, improved; after a QP, the islands whose
+  // error needs a Delassus product (their best point is not x, whose gradient the QP holds).
+  Array<int> all_, outer_, active_, improved_, need_product_;
+  Array<IslandStats> stats_;
+  DenseIslands<Exec, T> dense_;  // small islands' Delassus matrices
+
+  int num_blocks() const { return int(blocks_host_.size()); }
+
+  // A host copy of an array, in double (converted only when the solve ran in float).
+  template <class U>
+  static auto in_double(const Array<U>& array) {
+    std::vector<U> host;
+    Exec::download(array, host);
+    if constexpr (std::is_same_v<T, double>)
+      return host;
+    else
+      return to_doubles(host);
+  }
+
+  ProblemView<T> load_problem(const ContactProblem& problem) {
+    if constexpr (Exec::kHostMemory && std::is_same_v<T, double>)
+      return problem.view();  // nothing to copy
+    else
+      return problem_.load(problem);
+  }
+
+  // --- launches over the contacts of masked islands ------------------------------------------
+  template <class F>
+  void for_contacts(Array<int>& mask, F f) {
+    exec.for_contacts(ptr(blocks_), num_blocks(), ptr(mask), p_.num_contacts, f);
+  }
+  template <class R, class F, class Op>
+  void block_reduce(Array<int>& mask, F f, Op op, R identity, Array<R>& out) {
+    exec.block_reduce(ptr(blocks_), num_blocks(), ptr(mask), p_.num_contacts, f, op, identity, ptr(out));
+  }
+  // Per masked island, the reduction of its blocks' values.
+  template <class R, class Op>
+  void island_reduce(Array<int>& mask, Array<R>& block_values, Op op, R identity, Array<R>& out) {
+    exec.island_reduce(p_.num_islands, ptr(island_block_begin_), ptr(mask), ptr(block_values), op, identity, ptr(out));
+  }
+
+  void resize(const ContactProblem& problem) {
+    const int nc = problem.num_contacts(), nb = problem.num_bodies(), ni = problem.num_islands();
+    nt_ = problem.friction_dims;
+    for (Unknowns* u : {&cur_, &best_, &xbest_, &u_[0], &u_[1], &u_[2], &g_[0], &g_[1], &g_[2]}) {
+      Exec::fill(u->alpha, nc, T(0));
+      Exec::fill(u->beta, size_t(nc) * nt_, T(0));
+    }
+    const Vec3<T> zero{0, 0, 0};
+    Exec::fill(impulse_, nc, zero);
+    Exec::fill(v_, nb, zero);
+    Exec::fill(w_, nb, zero);
+    Exec::fill(shift_, nc, T(0));
+    Exec::fill(bound_, nc, T(0));
+    for (Array<T>* v : {&scale_n_, &scale_t_, &inv_scale_n_, &inv_scale_t_}) Exec::fill(*v, nc, T(1));
+    Exec::fill(apgd_, ni, ApgdIsland<T>{});
+    Exec::fill(island_terms_, ni, ApgdTerms<T>{0, 0, 0, 0});
+    Exec::fill(island_value_, ni, T(0));
+    for (Array<T>* v : {&scale_, &error_, &best_error_, &tau_, &lipschitz_contact_, &lipschitz_friction_,
+                             &peak_contact_, &peak_friction_})
+      Exec::fill(*v, ni, T(0));
+    Exec::fill(all_, ni, 1);
+    Exec::fill(phase_friction_, ni, int(QpPhase::friction));
+    Exec::fill(phase_both_, ni, int(QpPhase::both));
+    Exec::fill(between_, ni, 0);
+    Exec::fill(stalled_, ni, 0);
+    for (Array<int>* v : {&outer_, &active_, &improved_, &need_product_}) Exec::fill(*v, ni, 0);
+    Exec::fill(stats_, ni, IslandStats{});
+  }
+
+  void build_blocks(const ContactProblem& problem) {
+    const int ni = problem.num_islands();
+    blocks_host_.clear();
+    std::vector<int> island_block_begin(ni + 1, 0);
+    for (int i = 0; i < ni; ++i) {
+      island_block_begin[i] = int(blocks_host_.size());
+      const int end = problem.island_contact_begin[i + 1];
+      for (int k = problem.island_contact_begin[i]; k < end; k += exec.block_size())
+        blocks_host_.push_back(ContactBlock{i, k, k + exec.block_size() < end ? k + exec.block_size() : end});
+    }
+    island_block_begin[ni] = int(blocks_host_.size());
+    island_contact_begin_host_ = problem.island_contact_begin;
+    Exec::upload(blocks_host_, blocks_);
+    Exec::upload(island_block_begin, island_block_begin_);
+    exec.plan_islands(island_block_begin);
+    Exec::fill(block_terms_, blocks_host_.size(), ApgdTerms<T>{0, 0, 0, 0});
+    Exec::fill(block_value_, blocks_host_.size(), T(0));
+  }
+
+  // u = u^p + M^-1 J^T gamma (from impulse_) for the bodies of masked islands.
+  void velocities_from_impulses(Array<int>& mask) {
+    const ProblemView<T> p = p_;
+    const int* m = ptr(mask);
+    const Vec3<T>* impulse = ptr(impulse_);
+    Vec3<T>*v = ptr(v_), *w = ptr(w_);
+    exec.for_each(
+        p.num_bodies,
+        [=] STAGGER_HD(int s) {
+          if (m[p.body_island[s]]) body_velocity_from_impulses(p, s, impulse, v[s], w[s]);
+        },
+        gather_work(p));
+  }
+
+  // The work of a loop over bodies that gather their contacts' impulses, for the executor's choice of
+  // threads: as much as a loop over the contacts (a pile's 2,000 bodies reading 74,000 contacts are
+  // worth threads), not twice that: counting both incidences sent the gather of a 325-bead shaken
+  // bed (1,000-1,300 contacts) to a second thread while every contact loop stayed on one, and waking
+  // it cost more than it saved (the demo bed's solve 1.96 ms per step on one thread, 2.48 on two).
+  static long long gather_work(const ProblemView<T>& p) { return p.num_contacts; }
+
+  // What the iterations read: the contact velocities caused by impulse_ for masked islands, through
+  // the body velocities (matrix-free islands) or the dense product (dense islands); read them with
+  // contact_velocities().
+  void contact_velocities_from_impulses(Array<int>& mask) {
+    const ProblemView<T> p = p_;
+    const int* m = ptr(mask);
+    const int* dense = ptr(dense_.offset_);
+    const Vec3<T>* impulse = ptr(impulse_);
+    Vec3<T>*v = ptr(v_), *w = ptr(w_);
+    exec.for_each(
+        p.num_bodies,
+        [=] STAGGER_HD(int s) {
+          const int i = p.body_island[s];
+          if (m[i] && dense[i] < 0) body_velocity_from_impulses(p, s, impulse, v[s], w[s]);
+        },
+        gather_work(p));
+    dense_.multiply(exec, ptr(blocks_), num_blocks(), m, p.num_contacts, p, impulse);
+  }
+  ContactVelocity<T> contact_velocities() { return dense_.velocity(p_, ptr(v_), ptr(w_)); }
+
+  // Calls f(view) with the problem's view typed by its friction model (kernels/problem_view.h): the
+  // cone's ConeView, whose friction dimension the compiler knows, or the general one (pyramid). The
+  // contact loops of every iteration run inside such a call.
+  template <class F>
+  void with_friction_view(F f) {
+    if (p_.pyramid)
+      f(p_);
+    else
+      f(ConeView<T>(p_));
+  }
+
+  // impulse_ = world impulses of the given unknowns' contacts.
+  void impulses(Unknowns& gamma, Array<int>& mask) {
+    with_friction_view([&](const auto& p) { impulses_on(p, gamma, mask); });
+  }
+  template <class P>
+  void impulses_on(const P p, Unknowns& gamma, Array<int>& mask) {
+    const T *ga = ptr(gamma.alpha), *gb = ptr(gamma.beta);
+    Vec3<T>* impulse = ptr(impulse_);
+    for_contacts(mask, [=] STAGGER_HD(int k) {
+      T a, b[P::kFrictionCapacity];
+      load_unknowns(p, k, ga, gb, a, b);
+      impulse[k] = world_impulse(p, k, a, b);
+    });
+  }
+
+  void copy_island_unknowns(Unknowns& from, Unknowns& to, Array<int>& mask) {
+    const int nt = nt_;
+    const T *fa = ptr(from.alpha), *fb = ptr(from.beta);
+    T *ta = ptr(to.alpha), *tb = ptr(to.beta);
+    for_contacts(mask, [=] STAGGER_HD(int k) {
+      ta[k] = fa[k];
+      copy_friction(nt, fb + k * nt, tb + k * nt);
+    });
+  }
+
+  // Natural-map (Coulomb) error of cur_ for masked islands, into error_[i]; leaves cur_'s contact
+  // velocities.
+  void island_errors(Array<int>& mask) {
+    impulses(cur_, mask);
+    contact_velocities_from_impulses(mask);
+    with_friction_view([&](const auto& p) { island_errors_on(p, mask); });
+  }
+  template <class P>
+  void island_errors_on(const P p, Array<int>& mask) {
+    const ContactVelocity<T> vel = contact_velocities();
+    const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);
+    block_reduce(
+        mask,
+        [=] STAGGER_HD(int k) {
+          return natural_map_residual2(p, k, ca, cb, vel(k), /*coulomb=*/true);
+        },
+        SumOp{}, T(0), block_value_);
+    errors_from_block_values(mask);
+  }
+
+  // The largest island natural-map error of the returned impulses (cur_), measured from them and from
+  // the bodies' velocities that run() leaves in v_, w_ (host/solve/quality.h, measured_natural_map_error: not
+  // the error the outer loop recorded for its iterates). Overwrites error_.
+  double measured_error() {
+    with_friction_view([&](const auto& p) { measured_errors_on(p); });
+    const T* error = ptr(error_);
+    return double(exec.reduce(p_.num_islands, [=] STAGGER_HD(int i) { return error[i]; }, MaxOp{}, T(0)));
+  }
+  template <class P>
+  void measured_errors_on(const P p) {
+    const Vec3<T>*v = ptr(v_), *w = ptr(w_);
+    const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);
+    block_reduce(
+        all_,
+        [=] STAGGER_HD(int k) {
+          return natural_map_residual2(p, k, ca, cb, contact_velocity(p, k, v, w), /*coulomb=*/true);
+        },
+        SumOp{}, T(0), block_value_);
+    errors_from_block_values(all_);
+  }
+
+  // error_[i] of the masked islands from the contacts' squared residuals summed in block_value_.
+  void errors_from_block_values(Array<int>& mask) {
+    island_reduce(mask, block_value_, SumOp{}, T(0), island_value_);
+    const int* m = ptr(mask);
+    const T *sum = ptr(island_value_), *scale = ptr(scale_);
+    T* error = ptr(error_);
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
+      if (m[i]) error[i] = sqrt_of(sum[i]) * scale[i];
+    });
+  }
+
+  ApgdBuffers<T> buffers(Unknowns (&b)[3]) {
+    return ApgdBuffers<T>{{ptr(b[0].alpha), ptr(b[1].alpha), ptr(b[2].alpha)}, {ptr(b[0].beta), ptr(b[1].beta), ptr(b[2].beta)}};
+  }
+
+  // The natural-map error of cur_ right after a QP (run_qp) on the masked islands. Where the QP's best
+  // point is its last x (nearly always), the gradient rows of x are the contact velocities the error
+  // needs (minus c), so no Delassus product is made: one product fewer per outer iteration. Not for
+  // successive relaxation, whose rows carry its shift (and which then needs the velocities).
+  void errors_after_qp(Array<int>& mask) {
+    const int* m = ptr(mask);
+    int* product = ptr(need_product_);
+    const ApgdIsland<T>* apgd = ptr(apgd_);
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { product[i] = m[i] && apgd[i].best_at != int(BestAt::x); });
+    if (exec.any(need_product_, p_.num_islands)) {
+      impulses(cur_, need_product_);
+      contact_velocities_from_impulses(need_product_);
+    }
+    with_friction_view([&](const auto& p) { errors_after_qp_on(p, mask); });
+  }
+  template <class P>
+  void errors_after_qp_on(const P p, Array<int>& mask) {
+    const int* product = ptr(need_product_);
+    const ApgdIsland<T>* apgd = ptr(apgd_);
+    const ContactVelocity<T> vel = contact_velocities();
+    const ApgdBuffers<T> g = buffers(g_);
+    const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);
+    block_reduce(
+        mask,
+        [=] STAGGER_HD(int k) {
+          const int i = p.contact_island[k];
+          if (product[i]) return natural_map_residual2(p, k, ca, cb, vel(k), /*coulomb=*/true);
+          const int b = buffer_x(apgd[i].rotation);
+          return natural_map_residual2_of_rows(p, k, ca, cb, g.alpha[b][k], g.beta[b] + k * p.friction_dims,
+                                               /*coulomb=*/true);
+        },
+        SumOp{}, T(0), block_value_);
+    errors_from_block_values(mask);
+  }
+
+  // One QP on each island with run[i] != 0, of the island's phase phase_of[i] (a QpPhase), from cur_ to
+  // tolerance tau_[i]; result in cur_. `start_velocities`: the contact velocities of cur_ are already
+  // where contact_velocities() reads them and projecting cur_ changes nothing, so the start point's
+  // gradient needs no product (the first QP after errors_of_warm_start).
+  void run_qp(Array<int>& phase_of, Array<int>& run, int max_iterations, bool start_velocities = false) {
+    with_friction_view([&](const auto& p) { run_qp_on(p, phase_of, run, max_iterations, start_velocities); });
+  }
+  template <class P>
+  void run_qp_on(const P p, Array<int>& phase_of, Array<int>& run, int max_iterations, bool start_velocities) {
+    const int ni = p.num_islands;
+    const int* phases = ptr(phase_of);
+    const ApgdBuffers<T> u = buffers(u_), g = buffers(g_);
+    T *xba = ptr(xbest_.alpha), *xbb = ptr(xbest_.beta);
+    const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);
+    const T* shift = method_shifts_ ? ptr(shift_) : nullptr;
+    Vec3<T>* impulse = ptr(impulse_);
+    const ContactVelocity<T> vel = contact_velocities();
+    ApgdIsland<T>* apgd = ptr(apgd_);
+    const int* run_mask = ptr(run);
+
+    // Start point: the current unknowns projected onto the phase's set, as x and x_prev of rotation 0
+    // (so y = x), and the gradient there.
+    const int bp = buffer_prev(0), bx = buffer_x(0);
+    for_contacts(run, [=] STAGGER_HD(int k) {
+      const QpPhase phase = QpPhase(phases[p.contact_island[k]]);
+      T a, b[P::kFrictionCapacity];
+      load_unknowns(p, k, ca, cb, a, b);
+      project_phase(p, k, phase, a, b);
+      store_unknowns(p, k, a, b, u.alpha[bx], u.beta[bx]);
+      store_unknowns(p, k, a, b, u.alpha[bp], u.beta[bp]);
+      impulse[k] = world_impulse(p, k, a, b);
+    });
+    if (!start_velocities) contact_velocities_from_impulses(run);
+    block_reduce(
+        run,
+        [=] STAGGER_HD(int k) {
+          contact_rows(p, k, vel(k), shift ? shift[k] : T(0), g.alpha[bx], g.beta[bx]);
+          g.alpha[bp][k] = g.alpha[bx][k];
+          copy_friction(p.friction_dims, g.beta[bx] + k * p.friction_dims, g.beta[bp] + k * p.friction_dims);
+          return projected_gradient_residual(p, k, QpPhase(phases[p.contact_island[k]]), u.alpha[bx], u.beta[bx],
+                                             g.alpha[bx], g.beta[bx]);
+        },
+        SumOp{}, T(0), block_value_);
+    island_reduce(run, block_value_, SumOp{}, T(0), island_value_);
+    // A friction QP keeps its own L (estimates and next step's hints); contact and Tresca QPs, one of
+    // which an island runs, share the other.
+    T *lipschitz_f = ptr(lipschitz_friction_), *lipschitz_c = ptr(lipschitz_contact_);
+    T *peak_f = ptr(peak_friction_), *peak_c = ptr(peak_contact_);
+    const T *tau = ptr(tau_), *scale = ptr(scale_), *r2 = ptr(island_value_);
+    exec.for_each(ni, [=] STAGGER_HD(int i) {
+      ApgdIsland<T>& s = apgd[i];
+      s = ApgdIsland<T>{};
+      if (!run_mask[i]) return;
+      // L is at least 1, the largest diagonal entry of the scaled Delassus block; the previous
+      // estimate (from this step's earlier passes or the previous step) is usually closer.
+      s.lipschitz = max_of(QpPhase(phases[i]) == QpPhase::friction ? lipschitz_f[i] : lipschitz_c[i], T(1));
+      s.start_lipschitz = s.lipschitz;
+      s.tolerance = tau[i];
+      s.scale = scale[i];
+      s.best_residual = sqrt_of(r2[i]) * s.scale;
+      s.active = s.best_residual > s.tolerance ? 1 : 0;
+    });
+
+    // Each iteration: [trial point] -> [velocities] -> [gradient + partial sums] -> [control: accept
+    // (rotate the buffers) or backtrack (the next trial redoes this one with L doubled)]. A pass over
+    // islands that are all done changes nothing, so the executor may check for "all done" only every
+    // few iterations.
+    int* active = ptr(active_);
+    const ApgdTerms<T>* terms = ptr(island_terms_);
+    for (int iteration = 0;; ++iteration) {
+      exec.for_each(ni, [=] STAGGER_HD(int i) { active[i] = apgd[i].active; });
+      if (iteration % exec.loop_check_interval() == 0 && !exec.any(active_, ni)) break;
+      for_contacts(active_, [=] STAGGER_HD(int k) {
+        const int i = p.contact_island[k];
+        const ApgdIsland<T>& s = apgd[i];
+        if (s.copy_best) {  // x_prev is the best point and the rotation after next would overwrite it
+          const int b = buffer_prev(s.rotation);
+          xba[k] = u.alpha[b][k];
+          copy_friction(p.friction_dims, u.beta[b] + k * p.friction_dims, xbb + k * p.friction_dims);
+        }
+        apgd_trial_point(p, k, QpPhase(phases[i]), s.lipschitz, s.momentum, s.rotation, u, g, impulse);
+      });
+      contact_velocities_from_impulses(active_);
+      block_reduce(
+          active_,
+          [=] STAGGER_HD(int k) {
+            const int i = p.contact_island[k];
+            const ApgdIsland<T>& s = apgd[i];
+            const int b = buffer_trial(s.rotation);
+            contact_rows(p, k, vel(k), shift ? shift[k] : T(0), g.alpha[b], g.beta[b]);
+            return apgd_terms(p, k, QpPhase(phases[i]), s.momentum, s.rotation, u, g);
+          },
+          SumOp{}, ApgdTerms<T>{0, 0, 0, 0}, block_terms_);
+      island_reduce(active_, block_terms_, SumOp{}, ApgdTerms<T>{0, 0, 0, 0}, island_terms_);
+      exec.for_each(ni, [=] STAGGER_HD(int i) {
+        if (active[i]) apgd_control(apgd[i], terms[i], max_iterations);
+      });
+    }
+    IslandStats* stats = ptr(stats_);
+    exec.for_each(ni, [=] STAGGER_HD(int i) {
+      if (!run_mask[i]) return;
+      const bool friction = QpPhase(phases[i]) == QpPhase::friction;
+      (friction ? lipschitz_f : lipschitz_c)[i] = apgd[i].lipschitz;
+      T& peak = (friction ? peak_f : peak_c)[i];
+      peak = max_of(peak, next_lipschitz_hint(apgd[i]));
+      stats[i].inner_iterations += apgd[i].iterations;
+    });
+    // The best point: x, x_prev, or the copy saved when a worse point was accepted.
+    T *out_a = ptr(cur_.alpha), *out_b = ptr(cur_.beta);
+    for_contacts(run, [=] STAGGER_HD(int k) {
+      const ApgdIsland<T>& s = apgd[p.contact_island[k]];
+      const T *a, *b;
+      if (s.best_at == int(BestAt::saved)) {
+        a = xba;
+        b = xbb;
+      } else {
+        const int buffer = s.best_at == int(BestAt::x) ? buffer_x(s.rotation) : buffer_prev(s.rotation);
+        a = u.alpha[buffer];
+        b = u.beta[buffer];
+      }
+      out_a[k] = a[k];
+      copy_friction(p.friction_dims, b + k * p.friction_dims, out_b + k * p.friction_dims);
+    });
+  }
+
+  // After an outer iteration's error evaluation: count it, keep each island's best pair (errors
+  // are not monotone), retire the islands that met the tolerance. Returns whether any island goes on.
+  bool record_outer_iteration(int iteration) {
+    int *outer = ptr(outer_), *improved = ptr(improved_), *stalled = ptr(stalled_);
+    const T *error = ptr(error_), *tolerance = ptr(tolerance_);
+    T* best = ptr(best_error_);
+    IslandStats* stats = ptr(stats_);
+    const T huge = std::numeric_limits<T>::max();
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
+      improved[i] = 0;
+      if (!outer[i]) return;
+      stats[i].outer_iterations = iteration;
+      if (!(error[i] <= T(0.9) * best[i])) stalled[i] = 1;  // outer_error_stalled (host/scene/scene.h) on the best
+      if (error[i] < best[i] || !(abs_of(best[i]) <= huge)) {  // the first error, also when non-finite
+        best[i] = error[i];
+        improved[i] = 1;
+      }
+      if (error[i] <= tolerance[i]) {
+        stats[i].converged = true;
+        outer[i] = 0;
+      }
+    });
+    copy_island_unknowns(cur_, best_, improved_);
+    return exec.any(outer_, p_.num_islands);
+  }
+
+  // Sets tau_ for the islands in the outer loop: a fraction of their current error, not below the
+  // inner tolerance nor the endgame fraction of the outer tolerance (inner_tolerance_for, host/scene/scene.h);
+  // or the inner tolerance alone.
+  void inner_tolerances(const SolverSettings& s, bool adaptive) {
+    const int *outer = ptr(outer_), *stalled = ptr(stalled_);
+    const T *error = ptr(error_), *ratio = ptr(tau_ratio_), *endgame = ptr(tau_endgame_), *tolerance = ptr(tolerance_);
+    T* tau = ptr(tau_);
+    const T floor = T(s.inner_tolerance);
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
+      if (outer[i])
+        tau[i] = adaptive ? max_of(max_of(floor, ratio[i] * error[i]), stalled[i] ? T(0) : endgame[i] * tolerance[i])
+                          : floor;
+    });
+  }
+
+  // Starts the outer loop: every island in it, no best pair yet.
+  void start_outer_loop() {
+    int* outer = ptr(outer_);
+    T* best = ptr(best_error_);
+    const T inf = std::numeric_limits<T>::infinity();
+    int* stalled = ptr(stalled_);
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
+      outer[i] = 1;
+      best[i] = inf;
+      stalled[i] = 0;
+    });
+  }
+
+  // Ends it: the best pair of each island and its error.
+  void finish_outer_loop() {
+    copy_island_unknowns(best_, cur_, all_);
+    IslandStats* stats = ptr(stats_);
+    const T* best = ptr(best_error_);
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { stats[i].error = best[i]; });
+  }
+
+  // The first inner tolerance comes from the warm start's error (SOLVER.md's err = +inf would
+  // accept a warm start just under the tolerance unrefined, which lets a sliding block drift 2%
+  // off), but never tighter than a tenth of the outer tolerance: a good warm start then costs few
+  // iterations.
+  void errors_of_warm_start() {
+    island_errors(all_);
+    T* error = ptr(error_);
+    const T* tolerance = ptr(tolerance_);
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { error[i] = max_of(error[i], tolerance[i]); });
+  }
+
+  // mask = a & b, per island.
+  void both_masks(Array<int>& a, Array<int>& b, Array<int>& mask) {
+    const int *x = ptr(a), *y = ptr(b);
+    int* m = ptr(mask);
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { m[i] = x[i] && y[i]; });
+  }
+
+  // SOLVER.md's outer loop for the exact Coulomb problem, each island by its own method: every
+  // iteration runs the QP an island is judged on, judges each island's pair by its error, then
+  // prepares the next iteration of the islands still in the loop. Staggered Projections: a contact QP
+  // (friction held), then a friction QP. The Tresca fixed point (docs/method.md): one QP over alpha and
+  // beta together with |beta_k| <= bound_k, mu_k alpha_k of the previous iterate, then new radii, so
+  // the normal and friction impulses of sticking contacts settle in one APGD run instead of
+  // negotiating across outer iterations. Both stop on the same Coulomb natural-map error.
+  void solve_coulomb(const SolverSettings& s, const SolveControls& c) {
+    if (any_tresca_) update_bound(tresca_, true);  // from the warm start's alpha (the error reads no bound)
+    errors_of_warm_start();
+    start_outer_loop();
+    trace(c, 0);
+    for (int it = 1; it <= s.max_outer_iterations; ++it) {
+      inner_tolerances(s, c.adaptive_inner_tolerance);
+      // The first QP starts where the warm start's error left the velocities: contact and Tresca sets
+      // leave the projected warm start (and radii mu*alpha of it) as it is.
+      run_qp(phase_judged_, outer_, s.max_inner_iterations, /*start_velocities=*/it == 1);
+      errors_after_qp(outer_);
+      bool any = record_outer_iteration(it);
+      trace(c, it);
+      if (!any) break;
+      if (any_staggered_) {
+        both_masks(outer_, staggered_, between_);
+        run_qp(phase_friction_, between_, s.max_inner_iterations);
+      }
+      if (any_tresca_) {
+        both_masks(outer_, tresca_, between_);
+        update_bound(between_, false);
+      }
+    }
+    finish_outer_loop();
+  }
+
+  void solve_ccp(const SolverSettings& s) {
+    copy_islands(tolerance_, tau_);
+    long long budget = 1LL * s.max_inner_iterations * s.max_outer_iterations;
+    if (budget > (1LL << 30)) budget = 1LL << 30;
+    run_qp(phase_both_, all_, int(budget));
+    IslandStats* stats = ptr(stats_);
+    const ApgdIsland<T>* apgd = ptr(apgd_);
+    const T* tolerance = ptr(tolerance_);
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
+      stats[i].outer_iterations = 1;
+      stats[i].converged = apgd[i].best_residual <= tolerance[i];  // the relaxed problem's own error
+    });
+    island_errors(all_);
+    const T* error = ptr(error_);
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { stats[i].error = error[i]; });
+  }
+
+  // to[i] = from[i] for every island.
+  void copy_islands(Array<T>& from, Array<T>& to) {
+    const T* f = ptr(from);
+    T* t = ptr(to);
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { t[i] = f[i]; });
+  }
+
+  // Shifts the normal rows by Gamma_k = mu |v_t| of the current velocities (Anitescu-Hart 2004), so
+  // that the relaxed solution's spurious separation mu |v_t| is cancelled at the fixed point.
+  void update_shift(Array<int>& mask) {
+    const ProblemView<T> p = p_;
+    const ContactVelocity<T> vel = contact_velocities();
+    T* shift = ptr(shift_);
+    for_contacts(mask, [=] STAGGER_HD(int k) {
+      T vt[kMaxFacets];
+      friction_rows(p, vel(k), vt);
+      shift[k] = coulomb_shift(p, k, vt);
+    });
+  }
+
+  // The friction radii of the next Tresca QP: mu * alpha of cur_ at the start and after an outer
+  // iteration that improved its island's error, else halfway there (kTrescaBoundWeight).
+  void update_bound(Array<int>& mask, bool start) {
+    const ProblemView<T> p = p_;
+    const T* ca = ptr(cur_.alpha);
+    const int* improved = ptr(improved_);
+    T* bound = ptr(bound_);
+    for_contacts(mask, [=] STAGGER_HD(int k) {
+      const T target = p.mu[k] * project_half_line(ca[k]);
+      const T weight = start || improved[p.contact_island[k]] ? T(1) : T(kTrescaBoundWeight);
+      bound[k] = (T(1) - weight) * bound[k] + weight * target;
+    });
+  }
+
+  void solve_successive_relaxation(const SolverSettings& s) {
+    start_outer_loop();
+    island_errors(all_);  // also leaves the warm start's contact velocities
+    update_shift(all_);
+    for (int it = 1; it <= s.max_outer_iterations; ++it) {
+      inner_tolerances(s, true);
+      run_qp(phase_both_, outer_, s.max_inner_iterations);
+      island_errors(outer_);
+      bool any = record_outer_iteration(it);
+      if (!any) break;
+      update_shift(outer_);
+    }
+    finish_outer_loop();
+  }
+
+  // Each island's settings, "auto" resolved by its contact count (island_settings, host/scene/scene.h).
+  void island_settings_of(const ContactProblem& structure, const SolverSettings& settings) {
+    const int ni = structure.num_islands();
+    std::vector<T> tolerance(ni), ratio(ni), endgame(ni);
+    std::vector<int> judged(ni), staggered(ni), tresca(ni);
+    any_staggered_ = any_tresca_ = false;
+    for (int i = 0; i < ni; ++i) {
+      const SolverSettings s =
+          island_settings(settings, structure.island_contact_begin[i + 1] - structure.island_contact_begin[i]);
+      tolerance[i] = T(s.tolerance);
+      ratio[i] = T(inner_tolerance_ratio(s));
+      endgame[i] = T(s.inner_tolerance_endgame);
+      staggered[i] = s.method == Method::staggered;
+      tresca[i] = s.method == Method::tresca_fixed_point;
+      judged[i] = int(tresca[i] ? QpPhase::tresca : QpPhase::contact);
+      any_staggered_ = any_staggered_ || staggered[i];
+      any_tresca_ = any_tresca_ || tresca[i];
+    }
+    Exec::upload(tolerance, tolerance_);
+    Exec::upload(ratio, tau_ratio_);
+    Exec::upload(endgame, tau_endgame_);
+    Exec::upload(judged, phase_judged_);
+    Exec::upload(staggered, staggered_);
+    Exec::upload(tresca, tresca_);
+  }
+
+  // APGD's per-contact diagonal scales (kernels/apgd.h).
+  void contact_scales() {
+    const ProblemView<T> p = p_;
+    T *sn = ptr(scale_n_), *st = ptr(scale_t_), *in = ptr(inv_scale_n_), *it = ptr(inv_scale_t_);
+    for_contacts(all_, [=] STAGGER_HD(int k) {
+      delassus_scales(p, k, sn[k], st[k]);
+      in[k] = T(1) / sn[k];
+      it[k] = T(1) / st[k];
+    });
+  }
+
+  // Island scales 1 / max(|b|, b_floor) from the free (predictor) velocities.
+  void island_scales() {
+    const ProblemView<T> p = p_;
+    const int nt = nt_;
+    block_reduce(
+        all_,
+        [=] STAGGER_HD(int k) { return free_velocity_norm2(p, k, contact_velocity(p, k, p.v_pred, p.w_pred)); },
+        SumOp{}, T(0), block_value_);
+    island_reduce(all_, block_value_, SumOp{}, T(0), island_value_);
+    const T* sum = ptr(island_value_);
+    T* scale = ptr(scale_);
+    exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
+      const int rows = (p.island_contact_begin[i + 1] - p.island_contact_begin[i]) * (1 + nt);
+      scale[i] = island_error_scale(sum[i], rows);
+    });
+  }
+
+  // Warm start, projected: alpha >= 0, beta in its friction set for that alpha; and the previous
+  // step's Lipschitz estimates.
+  void warm_start(const ContactProblem& problem) {
+    if (!problem.alpha_warm.empty()) Exec::upload(to_real<T>(problem.alpha_warm), cur_.alpha);
+    if (!problem.beta_warm.empty()) Exec::upload(to_real<T>(problem.beta_warm), cur_.beta);
+    const ProblemView<T> p = p_;
+    T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);
+    for_contacts(all_, [=] STAGGER_HD(int k) {
+      T a, b[kMaxFacets];
+      load_unknowns(p, k, ca, cb, a, b);
+      project_phase(p, k, QpPhase::contact, a, b);
+      project_phase(p, k, QpPhase::friction, a, b);
+      store_unknowns(p, k, a, b, ca, cb);
+    });
+    const int ni = problem.num_islands();
+    std::vector<double> contact(ni, 0.0), friction(ni, 0.0);
+    for (int i = 0; i < ni; ++i) {
+      if (i < int(problem.lipschitz_hint_contact.size())) contact[i] = problem.lipschitz_hint_contact[i];
+      if (i < int(problem.lipschitz_hint_friction.size())) friction[i] = problem.lipschitz_hint_friction[i];
+    }
+    Exec::upload(to_real<T>(contact), lipschitz_contact_);
+    Exec::upload(to_real<T>(friction), lipschitz_friction_);
+  }
+
+  void trace(const SolveControls& c, int iteration) {
+    if (c.trace_min_contacts <= 0) return;
+    std::vector<T> error, tau, lc, lf;
+    std::vector<IslandStats> stats;
+    std::vector<int> outer;
+    Exec::download(error_, error);
+    Exec::download(tau_, tau);
+    Exec::download(lipschitz_contact_, lc);
+    Exec::download(lipschitz_friction_, lf);
+    Exec::download(stats_, stats);
+    Exec::download(outer_, outer);
+    for (int i = 0; i < p_.num_islands; ++i) {
+      int contacts = island_contact_begin_host_[i + 1] - island_contact_begin_host_[i];
+      if (contacts < c.trace_min_contacts || (!outer[i] && iteration != stats[i].outer_iterations)) continue;
+      std::fprintf(stderr, "  island %d (%d contacts) outer %d: error %.3e  tau %.2e  inner total %d  L %.3g/%.3g%s\n",
+                   i, contacts, iteration, error[i], tau[i], stats[i].inner_iterations, lc[i], lf[i],
+                   outer[i] ? "" : "  (done)");
+    }
+  }
+
+  SolveResult solve(const ContactProblem& problem, const SolverSettings& settings, const SolveControls& controls) {
+    run(problem, load_problem(problem), settings, controls);
+    return result(true);
+  }
+
+  // Solves the problem the view points at (copied by load_problem, or assembled in place by the
+  // resident step); `structure` gives the sizes, the island layout, the warm start and the hints.
+  // The impulses and velocities stay in cur_ and v_, w_.
+  void run(const ContactProblem& structure, ProblemView<T> view, const SolverSettings& settings,
+           const SolveControls& controls) {
+    exec.configure(controls.block_size, controls.loop_check_interval);
+    resize(structure);
+    p_ = view;
+    p_.friction_bound = ptr(bound_);
+    p_.scale_n = ptr(scale_n_);
+    p_.scale_t = ptr(scale_t_);
+    p_.inv_scale_n = ptr(inv_scale_n_);
+    p_.inv_scale_t = ptr(inv_scale_t_);
+    build_blocks(structure);
+    dense_.plan(structure, controls.dense_max_contacts < 0 ? Exec::kDenseMaxContacts : controls.dense_max_contacts);
+    dense_.assemble(exec, p_);
+    contact_scales();
+    island_scales();
+    warm_start(structure);
+    island_settings_of(structure, settings);
+    method_shifts_ = settings.method == Method::successive_relaxation;
+    switch (settings.method) {
+      case Method::ccp: solve_ccp(settings); break;
+      case Method::successive_relaxation: solve_successive_relaxation(settings); break;
+      case Method::staggered:
+      case Method::tresca_fixed_point:
+      case Method::automatic: solve_coulomb(settings, controls); break;
+    }
+    impulses(cur_, all_);  // the bodies' velocities after the impulses, on either path
+    velocities_from_impulses(all_);
+  }
+
+  // The last run's result on the host, in double; the velocities only when asked for (the resident
+  // step keeps them where they are).
+  SolveResult result(bool with_velocities) {
+    SolveResult result;
+    Exec::download(stats_, result.islands);
+    // The next step's first L per island (next_lipschitz_hint, kernels/apgd.h).
+    result.alpha = in_double(cur_.alpha);
+    result.beta = in_double(cur_.beta);
+    if (with_velocities) {
+      result.v = in_double(v_);
+      result.w = in_double(w_);
+    }
+    result.lipschitz_contact = in_double(peak_contact_);
+    result.lipschitz_friction = in_double(peak_friction_);
+    return result;
+  }
+};
+
+}  // namespace stagger

@@ -1,0 +1,43 @@
+// Impulses of the previous step, matched to this step's contacts by body pair and feature key
+// (falling back to the nearest previous contact point of the same pair), as SOLVER.md asks.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "scene/scene.h"
+
+namespace stagger {
+
+class WarmStartCache {
+ public:
+  struct Entry {
+    int a, b;
+    std::uint32_t feature;
+    Vec3d point;
+    double alpha;
+    Vec3d friction;  // world-frame friction impulse, so a new tangent basis can take it over
+    double lipschitz_contact, lipschitz_friction;
+    bool operator<(const Entry& o) const {
+      if (a != o.a) return a < o.a;
+      if (b != o.b) return b < o.b;
+      return feature < o.feature;
+    }
+  };
+
+  // Replaces the cache by this step's entries.
+  void assign(std::vector<Entry> entries);
+  // The previous contact of pair (a, b) with this feature, else the nearest one within max_distance.
+  const Entry* find(int a, int b, std::uint32_t feature, Vec3d point, double max_distance) const;
+  // Puts back entries taken from entries() (already in order: not sorted again, so that equal keys
+  // keep their order and a restored world continues bit-identically).
+  void restore(std::vector<Entry> entries) { entries_ = std::move(entries); }
+  const std::vector<Entry>& entries() const { return entries_; }
+  void clear() { entries_.clear(); }
+  std::size_t size() const { return entries_.size(); }
+
+ private:
+  std::vector<Entry> entries_;
+};
+
+}  // namespace stagger

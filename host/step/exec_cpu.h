@@ -1,0 +1,162 @@
+// The batched CPU backend's executor: how the generic batched solve (host/solve/staggered_batched.h)
+// stores its arrays and launches its element loops on the host. The CUDA executor
+// (host/cuda/exec_cuda.cuh) offers the same members with device arrays and kernels, so the CPU runs
+// the GPU's algorithm: the same loops and the same element functions; only the block size (256
+// contacts here by default, a warp of 32 there) and so the summation order of the reductions, and how
+// often the iteration loop asks whether any island is still iterating, differ. Both can be set to the
+// GPU's (configure).
+#pragma once
+
+#include <algorithm>
+#include <vector>
+
+#include "solve/contact_block.h"
+#include "solve/contact_problem.h"
+#include "step/executor.h"
+#include "step/parallel.h"
+
+namespace stagger {
+
+struct CpuExec {
+  template <class T>
+  using Array = std::vector<T>;
+  static constexpr bool kHostMemory = true;  // a double solve reads the host problem in place
+  // Contacts per block: large enough to amortize a loop, small enough to spread one island over
+  // threads; and how many APGD iterations run between checks of "is any island still iterating"
+  // (a check is free here). Set by configure.
+  int block_size_ = kCpuBlockSize, loop_check_interval_ = kCpuLoopCheckInterval;
+  int block_size() const { return block_size_; }
+  int loop_check_interval() const { return loop_check_interval_; }
+  // The shape a solve asks for (SolveControls): 0 keeps the CPU's own.
+  void configure(int block_size, int loop_check_interval) {
+    block_size_ = block_size > 0 ? block_size : kCpuBlockSize;
+    loop_check_interval_ = loop_check_interval > 0 ? loop_check_interval : kCpuLoopCheckInterval;
+  }
+  // Islands of at most this many contacts take the dense path (host/solve/dense_islands.h): none, because
+  // on the CPU the matrix-free product was faster at every island size measured (docs/backends.md).
+  static constexpr int kDenseMaxContacts = 0;
+
+  template <class T>
+  static T* ptr(Array<T>& a) { return a.data(); }
+  template <class T>
+  static const T* ptr(const Array<T>& a) { return a.data(); }
+  template <class T>
+  static void fill(Array<T>& a, std::size_t n, const T& value) { a.assign(n, value); }
+  template <class T>
+  static void upload(const std::vector<T>& host, Array<T>& a) { a = host; }
+  template <class T>
+  static void download(const Array<T>& a, std::vector<T>& host) { host = a; }
+
+  // f(i) for i in [0, n); `work`: how many elements the n calls touch in all, when more than n
+  // (a body's call reads all its contacts).
+  template <class F>
+  void for_each(int n, F f, long long work = -1) { parallel_for(n, f, work); }
+
+  // f(k) for every contact k of the blocks whose island has mask[island] != 0.
+  template <class F>
+  void for_contacts(const ContactBlock* blocks, int num_blocks, const int* mask, int num_contacts, F f) {
+    parallel_for(
+        num_blocks,
+        [&](int b) {
+          const ContactBlock blk = blocks[b];
+          if (!mask[blk.island]) return;
+          for (int k = blk.begin; k < blk.end; ++k) f(k);
+        },
+        num_contacts);
+  }
+
+  // out[b] = op-reduction of f(k) over the contacts of block b, for the blocks of masked islands
+  // (in contact order from `identity`; the GPU reduces the same block as a tree).
+  template <class R, class F, class Op>
+  void block_reduce(const ContactBlock* blocks, int num_blocks, const int* mask, int num_contacts, F f, Op op,
+                    R identity, R* out) {
+    parallel_for(
+        num_blocks,
+        [&](int b) {
+          const ContactBlock blk = blocks[b];
+          if (!mask[blk.island]) return;
+          R sum = identity;
+          for (int k = blk.begin; k < blk.end; ++k) sum = op(sum, f(k));
+          out[b] = sum;
+        },
+        num_contacts);
+  }
+
+  // Dense islands (host/solve/dense_islands.h): y_b = A_b x_b for b in [0, count), A_b column-major
+  // rows x rows at stride rows^2, x_b and y_b at stride rows; items whose island is not masked are
+  // skipped (the GPU's cuBLAS batch computes them all, which changes nothing: their x is unchanged).
+  // Small islands mean large counts, so the items are spread over threads by their work.
+  template <class T>
+  void batched_gemv(int rows, int count, const T* a, const T* x, T* y, const int* item_island, const int* mask) {
+    parallel_for(
+        count,
+        [&](int b) {
+          if (!mask[item_island[b]]) return;
+          const T* m = a + (long long)b * rows * rows;
+          const T* xb = x + (long long)b * rows;
+          T* yb = y + (long long)b * rows;
+          for (int r = 0; r < rows; ++r) yb[r] = T(0);
+          for (int c = 0; c < rows; ++c) {
+            const T xc = xb[c];
+            const T* column = m + (long long)c * rows;
+            for (int r = 0; r < rows; ++r) yb[r] += column[r] * xc;
+          }
+        },
+        (long long)count * rows * rows);
+  }
+
+  // Told the blocks of every island once per solve (the GPU picks its reduction shape from it).
+  void plan_islands(const std::vector<int>&) {}
+
+  // out[i] = op-reduction of values[b] over island i's blocks [blocks_of[i], blocks_of[i + 1]), for
+  // masked islands (in block order from `identity`; the GPU reduces them with one warp per island).
+  template <class R, class Op>
+  void island_reduce(int num_islands, const int* blocks_of, const int* mask, const R* values, Op op, R identity,
+                     R* out) {
+    parallel_for(num_islands, [&](int i) {
+      if (!mask[i]) return;
+      R sum = identity;
+      for (int b = blocks_of[i]; b < blocks_of[i + 1]; ++b) sum = op(sum, values[b]);
+      out[i] = sum;
+    });
+  }
+
+  // out[i] = sum of in[0..i) (in and out may be the same array); returns the total.
+  long long exclusive_scan(const int* in, int n, int* out) {
+    long long sum = 0;
+    for (int i = 0; i < n; ++i) {
+      const int v = in[i];
+      out[i] = int(sum);
+      sum += v;
+    }
+    return sum;
+  }
+
+  // Orders values by keys, keeping the order of equal keys.
+  void stable_sort_by_key(Array<long long>& keys, Array<int>& values) {
+    std::vector<int> order(keys.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = int(i);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return keys[a] < keys[b]; });
+    Array<long long> k(keys.size());
+    Array<int> v(values.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      k[i] = keys[order[i]];
+      v[i] = values[order[i]];
+    }
+    keys.swap(k);
+    values.swap(v);
+  }
+
+  // op-reduction of f(i) over [0, n) from identity.
+  template <class R, class F, class Op>
+  R reduce(int n, F f, Op op, R identity) {
+    R r = identity;
+    for (int i = 0; i < n; ++i) r = op(r, f(i));
+    return r;
+  }
+
+  bool any(const Array<int>& flags, int n) { return std::any_of(flags.begin(), flags.begin() + n, [](int f) { return f != 0; }); }
+};
+static_assert(check_executor<CpuExec>());
+
+}  // namespace stagger

@@ -1,0 +1,91 @@
+// What an executor provides: the interface the batched solve (host/solve/staggered_batched.h) is written
+// against, checked at compile time for CpuExec (host/step/exec_cpu.h) and CudaExec (host/cuda/exec_cuda.cuh).
+// C++17 (nvcc compiles the solve as C++17), so a list of detections rather than a concept:
+//
+//   template <class T> using Array       arrays of T where the executor's loops can read them
+//   static T* ptr(Array<T>&)             their raw pointers, captured by the loop bodies
+//   static fill / upload / download      whole-array assignment and host transfers
+//   kHostMemory                          whether the arrays are host memory (a double solve then
+//                                        reads the host problem in place)
+//   block_size(), loop_check_interval()  contacts per ContactBlock; APGD iterations between checks of
+//   configure(block, interval)           "any island still iterating?" (host/solve/contact_block.h)
+//   for_each(n, f, work)                 f(i) for i < n
+//   for_contacts(blocks, nb, mask, nc, f)        f(k) for the contacts of masked islands' blocks
+//   block_reduce(blocks, nb, mask, nc, f, op, identity, out)   per block: op over its f(k)
+//   island_reduce(ni, blocks_of, mask, values, op, identity, out)   per island: op over its blocks
+//   plan_islands(blocks_of)              told the island layout once per solve
+//   any(flags, n)                        whether any of n flags is set
+//   exclusive_scan, stable_sort_by_key, reduce, batched_gemv   (collision stages, dense islands)
+//
+// Where the two differ in meaning (block size, summation order, check interval): docs/backends.md.
+#pragma once
+
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "solve/contact_block.h"
+#include "kernels/hd.h"
+
+namespace stagger {
+
+namespace executor_check {
+
+struct Body {
+  STAGGER_HD void operator()(int) const {}
+};
+struct Value {
+  STAGGER_HD double operator()(int) const { return 0; }
+};
+struct Sum {
+  STAGGER_HD double operator()(double a, double b) const { return a + b; }
+};
+
+template <class E>
+using Arrays = decltype(E::ptr(std::declval<typename E::template Array<double>&>()),
+                        E::fill(std::declval<typename E::template Array<int>&>(), std::size_t(0), 0),
+                        E::upload(std::declval<const std::vector<int>&>(), std::declval<typename E::template Array<int>&>()),
+                        E::download(std::declval<const typename E::template Array<int>&>(), std::declval<std::vector<int>&>()),
+                        bool(E::kHostMemory));
+template <class E>
+using Shape = decltype(int(std::declval<E&>().block_size()), int(std::declval<E&>().loop_check_interval()),
+                       std::declval<E&>().configure(0, 0));
+template <class E>
+using Loops = decltype(std::declval<E&>().for_each(0, Body{}, 0LL),
+                       std::declval<E&>().for_contacts((const ContactBlock*)nullptr, 0, (const int*)nullptr, 0, Body{}),
+                       std::declval<E&>().block_reduce((const ContactBlock*)nullptr, 0, (const int*)nullptr, 0, Value{},
+                                                       Sum{}, 0.0, (double*)nullptr),
+                       std::declval<E&>().island_reduce(0, (const int*)nullptr, (const int*)nullptr,
+                                                        (const double*)nullptr, Sum{}, 0.0, (double*)nullptr),
+                       std::declval<E&>().plan_islands(std::declval<const std::vector<int>&>()));
+template <class E>
+using Queries = decltype(bool(std::declval<E&>().any(std::declval<const typename E::template Array<int>&>(), 0)),
+                         (long long)(std::declval<E&>().exclusive_scan((const int*)nullptr, 0, (int*)nullptr)),
+                         std::declval<E&>().stable_sort_by_key(std::declval<typename E::template Array<long long>&>(),
+                                                               std::declval<typename E::template Array<int>&>()),
+                         double(std::declval<E&>().reduce(0, Value{}, Sum{}, 0.0)),
+                         std::declval<E&>().batched_gemv(0, 0, (const double*)nullptr, (const double*)nullptr,
+                                                         (double*)nullptr, (const int*)nullptr, (const int*)nullptr));
+
+template <class E, template <class> class Part, class = void>
+struct Has : std::false_type {};
+template <class E, template <class> class Part>
+struct Has<E, Part, std::void_t<Part<E>>> : std::true_type {};
+
+}  // namespace executor_check
+
+// Fails to compile, naming the missing part, when `Exec` lacks part of the interface above.
+template <class Exec>
+constexpr bool check_executor() {
+  static_assert(executor_check::Has<Exec, executor_check::Arrays>::value,
+                "an executor provides Array<T>, ptr, fill, upload, download and kHostMemory");
+  static_assert(executor_check::Has<Exec, executor_check::Shape>::value,
+                "an executor provides block_size(), loop_check_interval() and configure(block, interval)");
+  static_assert(executor_check::Has<Exec, executor_check::Loops>::value,
+                "an executor provides for_each, for_contacts, block_reduce, island_reduce and plan_islands");
+  static_assert(executor_check::Has<Exec, executor_check::Queries>::value,
+                "an executor provides any, exclusive_scan, stable_sort_by_key, reduce and batched_gemv");
+  return true;
+}
+
+}  // namespace stagger

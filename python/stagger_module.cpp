@@ -1,0 +1,272 @@
+// The Python module `stagger` (docs/python.md): the public C++ API (include/stagger/) with body
+// state and contacts as numpy arrays, reports as dicts, errors as exceptions with the command line's
+// messages, the GIL released while stepping and Ctrl-C honoured between steps.
+#include <cstring>
+#include <optional>
+#include <string>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "stagger/stagger.h"
+
+namespace py = pybind11;
+using namespace stagger::api;
+
+namespace {
+
+py::dict report_dict(const StepReport& r) {
+  py::dict d;
+  d["contacts"] = r.contacts;
+  d["islands"] = r.islands;
+  d["outer_iterations"] = r.outer_iterations;
+  d["outer_iterations_max"] = r.outer_iterations_max;
+  d["inner_iterations"] = r.inner_iterations;
+  d["converged"] = r.converged;
+  d["unconverged_islands"] = r.unconverged_islands;
+  d["overlap_before"] = r.overlap_before;
+  d["penetration_after"] = r.penetration_after;
+  d["natural_map_error"] = r.natural_map_error;
+  d["signorini_violation"] = r.signorini_violation;
+  d["complementarity"] = r.complementarity;
+  d["cone_violation"] = r.cone_violation;
+  d["dissipation_violation"] = r.dissipation_violation;
+  return d;
+}
+
+// A read-only view of n x cols doubles owned by the world (kept alive by the array).
+py::array state_view(py::object owner, const double* data, std::size_t n, std::size_t cols) {
+  py::array a(py::dtype::of<double>(), {n, cols}, {cols * sizeof(double), sizeof(double)}, data, owner);
+  a.attr("flags").attr("writeable") = false;
+  return a;
+}
+
+// A C-contiguous float64 copy of an n x cols array argument, or ValueError naming it.
+std::optional<py::array_t<double, py::array::c_style | py::array::forcecast>> state_arg(const py::object& value,
+                                                                                      const char* name, std::size_t n,
+                                                                                      std::size_t cols) {
+  if (value.is_none()) return std::nullopt;
+  auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(value);
+  if (!a || a.ndim() != 2 || std::size_t(a.shape(0)) != n || std::size_t(a.shape(1)) != cols)
+    throw py::value_error(std::string(name) + ": expected an array of shape (" + std::to_string(n) + ", " +
+                          std::to_string(cols) + ")");
+  return a;
+}
+
+int body_arg(const World& world, const py::object& body) {
+  if (py::isinstance<py::str>(body)) {
+    const std::string id = body.cast<std::string>();
+    const int i = world.body_index(id);
+    if (i < 0) throw InputError("body \"" + id + "\": no such body");
+    return i;
+  }
+  return body.cast<int>();
+}
+
+py::array vec3_array(const std::vector<std::array<double, 3>>& v) {
+  py::array_t<double> a({v.size(), std::size_t(3)});
+  if (!v.empty()) std::memcpy(a.mutable_data(), v.data(), v.size() * sizeof(v[0]));
+  return a;
+}
+
+template <class T>
+py::array plain_array(const std::vector<T>& v) {
+  return py::array_t<T>(v.size(), v.data());
+}
+
+py::object json_loads(const std::string& text) { return py::module_::import("json").attr("loads")(text); }
+
+Options make_options(const std::string& backend, const std::string& precision, std::optional<int> threads,
+                     std::optional<std::string> output_dir) {
+  return Options{backend, precision, threads.value_or(0), output_dir.value_or("")};
+}
+
+}  // namespace
+
+PYBIND11_MODULE(stagger, m) {
+  m.doc() = "stagger: rigid bodies with frictional contact by Staggered Projections (docs/python.md)";
+
+  // Bad input (a scene, a checkpoint, an argument): the command line's exit 2, with its message.
+  static py::exception<InputError> input_error(m, "InputError", PyExc_ValueError);
+  // A run that cannot go on (non-finite or runaway state, device failure): the command line's exit 1.
+  static py::exception<RunError> run_error(m, "RunError", PyExc_RuntimeError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const InputError& e) {
+      PyErr_SetString(input_error.ptr(), e.what());
+    } catch (const RunError& e) {
+      PyErr_SetString(run_error.ptr(), e.what());
+    }
+  });
+
+  py::class_<Scene>(m, "Scene", "A scene (bodies, materials, solver and output settings), loaded and validated.")
+      .def_static("load", &Scene::load, py::arg("path"), "Load and validate a scene file (JSON). Raises InputError.")
+      .def_static("from_json", &Scene::from_json, py::arg("text"), py::arg("file") = "<scene>",
+                  "A scene from JSON text; `file` names it in messages and anchors relative paths.")
+      .def_static(
+          "from_dict",
+          [](const py::dict& d, const std::string& file) {
+            return Scene::from_json(py::module_::import("json").attr("dumps")(d).cast<std::string>(), file);
+          },
+          py::arg("scene"), py::arg("file") = "<dict>",
+          "A scene from a dict with the scene file's structure (docs/scene_format.md).")
+      .def_property_readonly("name", &Scene::name)
+      .def_property_readonly("file", &Scene::file)
+      .def_property_readonly("text", &Scene::text, "The JSON the scene was loaded from.")
+      .def_property_readonly("body_count", &Scene::body_count)
+      .def_property_readonly("time_step", &Scene::time_step)
+      .def_property_readonly("steps", &Scene::steps, "The run's length from \"steps\" or \"duration\".")
+      .def_property_readonly("gravity", &Scene::gravity)
+      .def("__repr__", [](const Scene& s) {
+        return "<stagger.Scene '" + s.name() + "': " + std::to_string(s.body_count()) + " bodies>";
+      });
+
+  py::class_<World>(m, "World", R"(A scene's bodies in motion.
+
+World(scene, backend="auto", precision="double", threads=None, output_dir=None)
+
+backend: "auto" (CUDA when a device is usable, else "cpu"), "cpu", "cuda" or "reference".
+precision: "double" or "float" (the batched backends' iterations).
+threads: OpenMP threads for the whole process (None: as is).
+output_dir: write frames as the scene's "output" asks, and final_state.csv and summary.json at
+finish() or when a step fails, as `stagger run` does (None: write nothing).
+
+Body state (positions, orientations as w, x, y, z, velocities, angular_velocities) is read as numpy
+arrays that view the world's memory: read-only, and valid until the next step; take them again after
+stepping. Write state with set_state(). Raises InputError for bad arguments, RunError when a step
+fails (the world is then back at its last good state).)")
+      .def(py::init([](const Scene& scene, const std::string& backend, const std::string& precision,
+                       std::optional<int> threads, std::optional<std::string> output_dir) {
+             return World(scene, make_options(backend, precision, threads, output_dir));
+           }),
+           py::arg("scene"), py::arg("backend") = "auto", py::arg("precision") = "double", py::arg("threads") = py::none(),
+           py::arg("output_dir") = py::none())
+      .def_static(
+          "resume",
+          [](const std::string& path, const std::string& backend, const std::string& precision,
+             std::optional<int> threads, std::optional<std::string> output_dir, const std::string& scene_file) {
+            return World::resume(path, make_options(backend, precision, threads, output_dir), scene_file);
+          },
+          py::arg("checkpoint"), py::arg("backend") = "auto", py::arg("precision") = "double",
+          py::arg("threads") = py::none(), py::arg("output_dir") = py::none(), py::arg("scene_file") = "",
+          "Continue a run saved by save() (or `stagger run --checkpoint-every`) bit-identically. Outputs go "
+          "beside the checkpoint unless output_dir says otherwise.")
+      .def(
+          "step",
+          [](World& w, long long n) {
+            if (n < 0) throw InputError("step: n = " + std::to_string(n) + " is negative");
+            for (long long i = 0; i < n; ++i) {
+              {
+                py::gil_scoped_release released;
+                w.step();
+              }
+              if (PyErr_CheckSignals() != 0) throw py::error_already_set();  // Ctrl-C, between two steps
+            }
+            return report_dict(w.last_step());
+          },
+          py::arg("n") = 1,
+          "Advance n steps (the GIL is released; Ctrl-C stops between two steps). Returns the last step's report.")
+      .def(
+          "run",
+          [](World& w) {
+            for (long long i = w.step_count(); i < w.total_steps(); ++i) {
+              {
+                py::gil_scoped_release released;
+                w.step();
+              }
+              if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+            }
+            return w.finish();
+          },
+          "Step to total_steps and finish() (what `stagger run` does). Returns the output directory.")
+      .def_property_readonly("time", &World::time)
+      .def_property_readonly("step_count", &World::step_count)
+      .def_property("total_steps", &World::total_steps, &World::set_total_steps, "The run's length (run()).")
+      .def_property_readonly("scene", &World::scene)
+      .def_property_readonly("backend", &World::backend, "The backend in use: cpu, cuda or reference.")
+      .def_property_readonly("body_count", &World::body_count)
+      .def_property_readonly("body_ids", &World::body_ids)
+      .def("body_index", &World::body_index, py::arg("id"), "The index of the body with this id, or -1.")
+      .def_property_readonly(
+          "dynamic", [](const World& w) {
+            py::array_t<bool> a(w.body_count());
+            for (std::size_t i = 0; i < w.body_count(); ++i) a.mutable_at(i) = w.is_dynamic(int(i));
+            return a;
+          },
+          "Which bodies are dynamic (bool array).")
+      .def_property_readonly("positions", [](py::object self) {
+        const World& w = self.cast<const World&>();
+        return state_view(self, w.positions(), w.body_count(), 3);
+      })
+      .def_property_readonly("orientations", [](py::object self) {
+        const World& w = self.cast<const World&>();
+        return state_view(self, w.orientations(), w.body_count(), 4);
+      })
+      .def_property_readonly("velocities", [](py::object self) {
+        const World& w = self.cast<const World&>();
+        return state_view(self, w.velocities(), w.body_count(), 3);
+      })
+      .def_property_readonly("angular_velocities", [](py::object self) {
+        const World& w = self.cast<const World&>();
+        return state_view(self, w.angular_velocities(), w.body_count(), 3);
+      })
+      .def(
+          "set_state",
+          [](World& w, const py::object& x, const py::object& q, const py::object& v, const py::object& om) {
+            const std::size_t n = w.body_count();
+            auto xa = state_arg(x, "positions", n, 3), qa = state_arg(q, "orientations", n, 4),
+                 va = state_arg(v, "velocities", n, 3), wa = state_arg(om, "angular_velocities", n, 3);
+            w.set_body_state(xa ? xa->data() : nullptr, qa ? qa->data() : nullptr, va ? va->data() : nullptr,
+                             wa ? wa->data() : nullptr);
+          },
+          py::arg("positions") = py::none(), py::arg("orientations") = py::none(), py::arg("velocities") = py::none(),
+          py::arg("angular_velocities") = py::none(),
+          "Overwrite body state (arrays of the properties' shapes; None leaves a part as is).")
+      .def(
+          "set_friction", [](World& w, const py::object& body, double mu) { w.set_friction(body_arg(w, body), mu); },
+          py::arg("body"), py::arg("friction"),
+          "A body's friction coefficient (index or id), from the next step; a contact takes the smaller of its two.")
+      .def(
+          "set_motion",
+          [](World& w, const py::object& body, const std::string& type, std::array<double, 3> axis, double amplitude,
+             double frequency, double phase, std::array<double, 3> velocity, std::array<double, 3> angular_velocity) {
+            w.set_motion(body_arg(w, body), Motion{type, axis, amplitude, frequency, phase, velocity, angular_velocity});
+          },
+          py::arg("body"), py::arg("type"), py::arg("axis") = std::array<double, 3>{0, 0, 1}, py::arg("amplitude") = 0.0,
+          py::arg("frequency") = 0.0, py::arg("phase") = 0.0, py::arg("velocity") = std::array<double, 3>{0, 0, 0},
+          py::arg("angular_velocity") = std::array<double, 3>{0, 0, 0},
+          "Replace a kinematic body's motion (type: none, sinusoid or constant_velocity); it continues from the "
+          "body's current pose.")
+      .def(
+          "contacts",
+          [](const World& w) {
+            const ContactList c = w.contacts();
+            py::dict d;
+            d["body_a"] = plain_array(c.body_a);
+            d["body_b"] = plain_array(c.body_b);
+            d["point"] = vec3_array(c.point);
+            d["normal"] = vec3_array(c.normal);
+            d["normal_impulse"] = plain_array(c.normal_impulse);
+            d["friction_impulse"] = vec3_array(c.friction_impulse);
+            d["gap"] = plain_array(c.gap);
+            return d;
+          },
+          "The last step's contacts as a dict of arrays: body_a, body_b (indices), point, normal (from b into a), "
+          "normal_impulse, friction_impulse (N s; the impulse on body_a is normal_impulse * normal + "
+          "friction_impulse), gap (before the step, m). Divide impulses by the time step for forces.")
+      .def_property_readonly(
+          "last_step", [](const World& w) { return report_dict(w.last_step()); }, "The last step's report (dict).")
+      .def(
+          "summary", [](const World& w) { return json_loads(w.summary_json()); },
+          "The run so far as summary.json reports it (dict).")
+      .def("state_hash", &World::state_hash, "A 64-bit hash of every body's pose and velocity bits.")
+      .def("save", &World::save, py::arg("checkpoint"), "Save a checkpoint (continue with World.resume).")
+      .def("finish", &World::finish, py::arg("status") = "ok", py::arg("failure") = "",
+           "With an output_dir: write final_state.csv, summary.json and the frame index. Returns the directory.")
+      .def("__repr__", [](const World& w) {
+        return "<stagger.World '" + w.scene().name() + "': " + std::to_string(w.body_count()) + " bodies, step " +
+               std::to_string(w.step_count()) + ", t = " + std::to_string(w.time()) + " s, " + w.backend() + ">";
+      });
+}
