@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/ensure_packages.sh cmake ninja-build g++ git ccache libeigen3-dev catch2 nlohmann-json3-dev libcli11-dev \
-  libfmt-dev libstb-dev libtinyobjloader-dev glmark2-data libfclib-dev
+  libfmt-dev libstb-dev libtinyobjloader-dev glmark2-data libfclib-dev \
+  pybind11-dev python3-dev python3-numpy python3-pytest
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
 cmake --build build

@@ -1,0 +1,212 @@
+# The Python API against the command line and against physics (docs/python.md).
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import stagger
+
+G = 9.81
+
+
+def read_state_csv(path):
+    """final_state.csv as (ids, n x 13 array) with the numbers exactly as written (%.17g)."""
+    lines = path.read_text().splitlines()
+    assert lines[0].startswith("id,x,y,z,qw")
+    rows = [line.split(",") for line in lines[1:]]
+    return [r[0] for r in rows], np.array([[float(v) for v in r[1:]] for r in rows])
+
+
+def test_api_run_equals_cli_run_bit_for_bit(scenes, binary, tmp_path):
+    scene = scenes / "brazil_nut_small.json"
+    cli_out = tmp_path / "cli"
+    subprocess.run([binary, "run", scene, "--steps", "150", "--threads", "2", "--quiet", "--out", cli_out],
+                   check=True, capture_output=True)
+    world = stagger.World(stagger.Scene.load(str(scene)), threads=2, output_dir=str(tmp_path / "api"))
+    world.total_steps = 150
+    out = world.run()
+    assert world.step_count == 150
+    assert (tmp_path / "api" / "final_state.csv").read_bytes() == (cli_out / "final_state.csv").read_bytes()
+    ids, state = read_state_csv(cli_out / "final_state.csv")
+    assert ids == world.body_ids
+    # The views hold the same bits as the file (%.17g round-trips doubles).
+    assert np.array_equal(world.positions, state[:, 0:3])
+    assert np.array_equal(world.orientations, state[:, 3:7])
+    assert np.array_equal(world.velocities, state[:, 7:10])
+    assert np.array_equal(world.angular_velocities, state[:, 10:13])
+    api_summary = json.loads((tmp_path / "api" / "summary.json").read_text())
+    cli_summary = json.loads((cli_out / "summary.json").read_text())
+    for key in ("steps", "contacts_mean", "outer_iterations_mean", "max_penetration", "final_kinetic_energy", "tracks"):
+        assert api_summary[key] == cli_summary[key], key
+    assert out == str(tmp_path / "api")
+
+
+def test_views_follow_free_fall_and_are_read_only():
+    world = stagger.World(stagger.Scene.from_dict({
+        "name": "drop", "time_step": 0.001, "steps": 100,
+        "bodies": [{"id": "ball", "shape": {"type": "sphere", "radius": 0.1}, "position": [1, 2, 10], "mass": 1}]}))
+    h = 0.001
+    for n in (1, 10, 100):
+        world.step(n - world.step_count)
+        x, v = world.positions, world.velocities
+        assert x.shape == (1, 3) and world.orientations.shape == (1, 4)
+        # Semi-implicit Euler: v_n = -n g h, z_n = z_0 - g h^2 n (n + 1) / 2.
+        assert v[0, 2] == pytest.approx(-n * G * h, rel=1e-12)
+        assert x[0, 2] == pytest.approx(10 - G * h * h * n * (n + 1) / 2, rel=1e-12)
+        assert (x[0, 0], x[0, 1]) == (1, 2)
+        assert world.time == pytest.approx(n * h)
+    with pytest.raises(ValueError):
+        world.positions[0, 0] = 5.0
+    # Writing goes through set_state: the ball moved up 1 m keeps falling from there.
+    x = world.positions.copy()
+    x[0, 2] += 1.0
+    world.set_state(positions=x)
+    assert world.positions[0, 2] == x[0, 2]
+    with pytest.raises(ValueError, match=r"positions: expected an array of shape \(1, 3\)"):
+        world.set_state(positions=np.zeros((2, 3)))
+
+
+def test_contact_impulses_carry_the_weight(scenes):
+    world = stagger.World(stagger.Scene.load(str(scenes / "validation" / "resting_sphere.json")))
+    world.step(100)
+    c = world.contacts()
+    ball = world.body_index("ball")
+    assert len(c["normal_impulse"]) >= 1
+    on_ball = np.where(c["body_a"] == ball, 1.0, -1.0)
+    lift = np.sum(on_ball * c["normal_impulse"] * c["normal"][:, 2])
+    assert lift == pytest.approx(2.0 * G * 0.001, rel=1e-6)  # m g h per step
+    assert np.all(np.abs(c["friction_impulse"]) < 1e-12)
+    assert set(c) == {"body_a", "body_b", "point", "normal", "normal_impulse", "friction_impulse", "gap"}
+    report = world.last_step
+    assert report["converged"] and report["contacts"] == len(c["gap"])
+
+
+def test_friction_and_motion_change_between_steps(scenes):
+    # The conveyor: a belt at 1 m/s drags the box up to its speed at mu g (0.2 s at mu = 0.5).
+    world = stagger.World(stagger.Scene.load(str(scenes / "validation" / "conveyor.json")))
+    box, belt = world.body_index("box"), world.body_index("belt")
+    world.step(300)
+    assert world.velocities[box, 0] == pytest.approx(1.0, abs=1e-6)
+    # Frictionless box, belt sped up to 2 m/s: the box keeps its 1 m/s, the belt continues from where it is.
+    world.set_friction("box", 0.0)
+    belt_x, box_v = world.positions[belt, 0], world.velocities[box, 0]
+    world.set_motion("belt", "constant_velocity", velocity=(2, 0, 0))
+    world.step(100)
+    assert world.velocities[box, 0] == pytest.approx(box_v, abs=1e-12)
+    assert world.positions[belt, 0] == pytest.approx(belt_x + 2 * 0.1, rel=1e-9)
+    # Friction back: the box accelerates at mu g to the new belt speed.
+    world.set_friction(box, 0.5)
+    world.step(100)
+    assert world.velocities[box, 0] == pytest.approx(1.0 + 0.5 * G * 0.1, rel=1e-3)
+    world.step(200)
+    assert world.velocities[box, 0] == pytest.approx(2.0, abs=1e-6)
+    with pytest.raises(stagger.InputError, match="only a kinematic body"):
+        world.set_motion("box", "sinusoid", amplitude=0.01, frequency=10)
+    with pytest.raises(stagger.InputError, match="no such body"):
+        world.set_friction("nobody", 0.1)
+
+
+def test_errors_are_exceptions_with_the_cli_messages(scenes, binary, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"name": "bad", "time_step": -1, "steps": 1, "bodies": []}')
+    cli = subprocess.run([binary, "run", bad, "--quiet", "--out", tmp_path / "o"], capture_output=True, text=True)
+    assert cli.returncode == 2
+    with pytest.raises(stagger.InputError) as e:
+        stagger.Scene.load(str(bad))
+    assert cli.stderr.strip() == "error: " + str(e.value)
+    assert isinstance(e.value, ValueError)
+    with pytest.raises(stagger.InputError, match="unknown backend"):
+        stagger.World(stagger.Scene.load(str(scenes / "validation" / "free_fall.json")), backend="gpu")
+    with pytest.raises(stagger.InputError, match="cannot be read|cannot open|No such file|not found"):
+        stagger.Scene.load(str(tmp_path / "missing.json"))
+
+
+def test_a_failed_step_raises_and_keeps_the_last_good_state(tmp_path):
+    # A ball falling faster than the scene's speed limit: the run stops (exit 1 on the command line).
+    scene = stagger.Scene.from_dict({
+        "name": "runaway", "time_step": 0.01, "steps": 100, "limits": {"max_speed": 0.5},
+        "bodies": [{"id": "ball", "shape": {"type": "sphere", "radius": 0.1}, "position": [0, 0, 10], "mass": 1}]})
+    world = stagger.World(scene, output_dir=str(tmp_path))
+    with pytest.raises(stagger.RunError, match='body "ball"') as e:
+        world.step(100)
+    assert isinstance(e.value, RuntimeError)
+    last_good = world.step_count
+    assert 0 < last_good < 100
+    assert abs(world.velocities[0, 2]) <= 0.5  # the state before the failing step
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["status"] == "failed" and summary["steps"] == last_good
+
+
+def test_checkpoint_round_trip_equals_an_uninterrupted_run(scenes, tmp_path):
+    scene = stagger.Scene.load(str(scenes / "brazil_nut_small.json"))
+    straight = stagger.World(scene, threads=2)
+    straight.step(120)
+    first = stagger.World(scene, threads=2)
+    first.step(60)
+    first.save(str(tmp_path / "run.stagger"))
+    resumed = stagger.World.resume(str(tmp_path / "run.stagger"), threads=2, backend="cpu")
+    assert resumed.step_count == 60
+    resumed.step(60)
+    assert resumed.state_hash() == straight.state_hash()
+    assert np.array_equal(resumed.positions, straight.positions)
+    assert resumed.summary()["steps"] == 120
+
+
+def test_stepping_releases_the_gil(scenes):
+    world = stagger.World(stagger.Scene.load(str(scenes / "brazil_nut_small.json")), threads=1)
+    count, done = [0], threading.Event()
+
+    def spin():
+        while not done.is_set():
+            count[0] += 1
+
+    thread = threading.Thread(target=spin)
+    thread.start()
+    try:
+        time.sleep(0.05)
+        before = count[0]
+        world.step(40)
+        during = count[0] - before
+    finally:
+        done.set()
+        thread.join()
+    # With the GIL held the other thread would not run while C++ steps (a few switches at most).
+    assert during > 10000
+
+
+def test_ctrl_c_stops_a_long_step_between_two_steps(scenes):
+    script = textwrap.dedent(f"""
+        import os, signal, sys, threading, stagger
+        world = stagger.World(stagger.Scene.load({str(scenes / "brazil_nut_small.json")!r}), threads=1)
+        threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+        try:
+            world.step(10**9)
+        except KeyboardInterrupt:
+            world.step(1)  # the world is whole and steps on
+            print("interrupted at", world.step_count)
+            sys.exit(0)
+        sys.exit(1)
+    """)
+    start = time.monotonic()
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("interrupted at ")
+    assert time.monotonic() - start < 60
+
+
+def test_help_and_repr_say_what_things_are(scenes):
+    assert "output_dir" in stagger.World.__doc__ and "backend" in stagger.World.__doc__
+    assert "contacts" in stagger.World.contacts.__doc__
+    scene = stagger.Scene.load(str(scenes / "validation" / "free_fall.json"))
+    assert repr(scene).startswith("<stagger.Scene 'free_fall'")
+    d = json.loads(scene.text[scene.text.index("{"):])
+    assert stagger.Scene.from_dict(d).body_count == scene.body_count
