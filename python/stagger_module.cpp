@@ -115,6 +115,9 @@ PYBIND11_MODULE(stagger, m) {
       .def_property_readonly("name", &Scene::name)
       .def_property_readonly("file", &Scene::file)
       .def_property_readonly("text", &Scene::text, "The JSON the scene was loaded from.")
+      .def(
+          "to_dict", [](const Scene& s) { return json_loads(s.json()); },
+          "The scene as a dict (comments dropped): edit it and load it again with Scene.from_dict(d, file=scene.file).")
       .def_property_readonly("body_count", &Scene::body_count)
       .def_property_readonly("time_step", &Scene::time_step)
       .def_property_readonly("steps", &Scene::steps, "The run's length from \"steps\" or \"duration\".")

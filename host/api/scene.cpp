@@ -2,6 +2,7 @@
 #include "stagger/scene.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "api/scene_data.h"
 
@@ -39,6 +40,7 @@ Scene Scene::from_json(const std::string& text, const std::string& file) {
 const std::string& Scene::name() const { return data_->scene.name; }
 const std::string& Scene::file() const { return data_->scene.file; }
 const std::string& Scene::text() const { return data_->text; }
+std::string Scene::json() const { return nlohmann::json::parse(data_->text, nullptr, true, /*ignore_comments=*/true).dump(); }
 std::size_t Scene::body_count() const { return data_->scene.bodies.size(); }
 double Scene::time_step() const { return data_->scene.time_step; }
 std::int64_t Scene::steps() const { return data_->scene.steps; }

@@ -21,6 +21,7 @@ class Scene {
   const std::string& name() const;
   const std::string& file() const;
   const std::string& text() const;  // the JSON as loaded (checkpoints keep it)
+  std::string json() const;         // the same without comments: to edit and load again with from_json
   std::size_t body_count() const;   // listed and generated bodies
   double time_step() const;
   std::int64_t steps() const;       // from "steps" or "duration": the length of `stagger run`
