@@ -184,8 +184,8 @@ fails (the world is then back at its last good state).)")
             return w.finish();
           },
           "Step to total_steps and finish() (what `stagger run` does). Returns the output directory.")
-      .def_property_readonly("time", &World::time)
-      .def_property_readonly("step_count", &World::step_count)
+      .def_property_readonly("time", &World::time, "Simulated time, s.")
+      .def_property_readonly("step_count", &World::step_count, "Steps done since the scene's start.")
       .def_property("total_steps", &World::total_steps, &World::set_total_steps, "The run's length (run()).")
       .def_property_readonly("scene", &World::scene)
       .def_property_readonly("backend", &World::backend, "The backend in use: cpu, cuda or reference.")
@@ -202,19 +202,23 @@ fails (the world is then back at its last good state).)")
       .def_property_readonly("positions", [](py::object self) {
         const World& w = self.cast<const World&>();
         return state_view(self, w.positions(), w.body_count(), 3);
-      })
+      },
+      "Body positions, m: an (n, 3) read-only view, valid until the next step.")
       .def_property_readonly("orientations", [](py::object self) {
         const World& w = self.cast<const World&>();
         return state_view(self, w.orientations(), w.body_count(), 4);
-      })
+      },
+      "Body orientations as unit quaternions (w, x, y, z): an (n, 4) read-only view, valid until the next step.")
       .def_property_readonly("velocities", [](py::object self) {
         const World& w = self.cast<const World&>();
         return state_view(self, w.velocities(), w.body_count(), 3);
-      })
+      },
+      "Body velocities, m/s: an (n, 3) read-only view, valid until the next step.")
       .def_property_readonly("angular_velocities", [](py::object self) {
         const World& w = self.cast<const World&>();
         return state_view(self, w.angular_velocities(), w.body_count(), 3);
-      })
+      },
+      "Body angular velocities (world frame), rad/s: an (n, 3) read-only view, valid until the next step.")
       .def(
           "set_state",
           [](World& w, const py::object& x, const py::object& q, const py::object& v, const py::object& om) {

@@ -212,3 +212,18 @@ def test_help_and_repr_say_what_things_are(scenes):
     d["bodies"][0]["position"][2] = 7.0
     moved = stagger.World(stagger.Scene.from_dict(d, file=scene.file))
     assert moved.body_count == scene.body_count and moved.positions[0, 2] == 7.0
+
+
+def test_readme_example_runs_as_written(tmp_path):
+    from conftest import SOURCE_DIR
+    readme = (SOURCE_DIR / "README.md").read_text()
+    section = readme[readme.index("## From Python"):]
+    start = section.index("```python\n") + len("```python\n")
+    code = section[start:section.index("\n```", start)]
+    assert code.count("\n") <= 10
+    script = tmp_path / "example.py"
+    script.write_text(code)
+    r = subprocess.run([sys.executable, str(script)], cwd=SOURCE_DIR, capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, OMP_NUM_THREADS="2"))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("intruder at z = ")
