@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Does restitution propagate through simultaneous impacts? (issue 26, item 2)
+
+Two textbook cases where the answer is known, run with stagger's rigid contact model at several
+restitution coefficients e (PYTHONPATH=build/python; writes bench/results/<machine>_cpu/impact_propagation.csv):
+
+- Newton's cradle: five equal touching spheres in a row, no gravity, the first struck by a sixth at
+  v = 1 m/s. Experiments, and any model in which the impact travels from contact to contact (sequential
+  impulses, or stiff spring contacts), send the last sphere off at about e^k v and leave the others nearly
+  at rest. A simultaneous impact whose restitution acts only on contacts that are closing (here the
+  first) moves the touching spheres as one block.
+- A column of five touching spheres falling at 1 m/s onto a fixed floor: with e > 0 the column's top
+  should leave faster than its bottom (the column spreads), as in the experiments of dropped stacks.
+"""
+import argparse
+import csv
+import os
+import pathlib
+import socket
+
+import stagger
+
+R, M = 0.01, 0.01  # sphere radius (m) and mass (kg)
+
+
+def sphere(i, x, z, v, e):
+    return {"id": f"s{i}", "shape": {"type": "sphere", "radius": R}, "position": [x, 0, z], "velocity": v,
+            "mass": M, "restitution": e, "friction": 0.0}
+
+
+def cradle(e):
+    # The striker 1 mm away at 1 m/s, then five spheres touching (their surfaces 1 um apart).
+    bodies = [sphere(0, -2 * R - 0.001, 0, [1, 0, 0], e)]
+    bodies += [sphere(i, (i - 1) * (2 * R + 1e-6), 0, [0, 0, 0], e) for i in range(1, 6)]
+    return {"name": "cradle", "time_step": 1e-4, "steps": 300, "gravity": [0, 0, 0], "bodies": bodies}
+
+
+def column(e):
+    bodies = [{"id": "floor", "shape": {"type": "plane"}, "fixed": True, "restitution": e, "friction": 0.0}]
+    bodies += [sphere(i, 0, R + 0.0005 + i * (2 * R + 1e-6), [0, 0, -1], e) for i in range(5)]
+    return {"name": "column", "time_step": 1e-4, "steps": 300, "gravity": [0, 0, 0], "bodies": bodies}
+
+
+def final_velocities(scene_dict, axis):
+    world = stagger.World(stagger.Scene.from_dict(scene_dict), backend="cpu")
+    world.step(scene_dict["steps"])
+    dyn = [i for i in range(world.body_count) if world.dynamic[i]]
+    return [float(world.velocities[i, axis]) for i in dyn]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--machine", default=os.environ.get("MACHINE", socket.gethostname()))
+    args = parser.parse_args()
+    out = pathlib.Path(__file__).resolve().parents[1] / "results" / f"{args.machine}_cpu"
+    out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for e in (0.0, 0.5, 0.9, 1.0):
+        v = final_velocities(cradle(e), 0)
+        rows.append(("cradle", e, *v))
+        print(f"cradle e={e}: striker and five spheres leave at " + " ".join(f"{x:+.3f}" for x in v) + " m/s")
+    for e in (0.0, 0.5, 0.9, 1.0):
+        v = final_velocities(column(e), 2)
+        rows.append(("column", e, *v, ""))
+        print(f"column e={e}: spheres bottom to top leave at " + " ".join(f"{x:+.3f}" for x in v) + " m/s")
+    with (out / "impact_propagation.csv").open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["case", "restitution", "v0", "v1", "v2", "v3", "v4", "v5"])
+        w.writerows(rows)
+
+
+if __name__ == "__main__":
+    main()
