@@ -39,8 +39,8 @@ STAGGER_HD STAGGER_INLINE QualityTerms contact_quality(const P& p, int k, const 
   const int nt = p.friction_dims;
   const Vec3<T> vt = contact_velocity(p, k, v, w);
   const Vec3<double> vel{double(vt.x), double(vt.y), double(vt.z)};
-  const double s = vel.x - double(p.rhs[k]);
   const double a = double(alpha[k]);
+  const double s = vel.x - double(p.rhs[k]) + (p.compliance ? double(p.compliance[k]) * a : 0.0);
   const T* bk = beta + (long long)k * nt;
   double friction_norm = 0;
   if (p.pyramid) {

@@ -84,11 +84,12 @@ STAGGER_HD STAGGER_INLINE void friction_rows(const P& p, Vec3<T> vel, T* rows) {
 }
 
 // Rows of contact k's velocity in the unknowns' layout: the normal row (minus c, plus the optional
-// shift of successive relaxation) and the friction rows.
+// shift of successive relaxation, plus a compliant contact's epsilon alpha) and the friction rows.
 template <class P, class T = typename P::Real>
-STAGGER_HD STAGGER_INLINE void contact_rows(const P& p, int k, Vec3<T> vel, T normal_shift, T* g_alpha,
+STAGGER_HD STAGGER_INLINE void contact_rows(const P& p, int k, Vec3<T> vel, T normal_shift, T alpha, T* g_alpha,
                                             T* g_beta) {
   g_alpha[k] = vel.x - p.rhs[k] + normal_shift;
+  if (p.compliance) g_alpha[k] += p.compliance[k] * alpha;
   friction_rows(p, vel, g_beta + k * p.friction_dims);
 }
 
@@ -114,6 +115,7 @@ STAGGER_HD STAGGER_INLINE T delassus_row_norm(const P& p, int k, Vec3<T> dir) {
 template <class P, class T = typename P::Real>
 STAGGER_HD STAGGER_INLINE void delassus_scales(const P& p, int k, T& scale_n, T& scale_t) {
   scale_n = delassus_row_norm(p, k, p.normal[k]);
+  if (p.compliance) scale_n += p.compliance[k];
   scale_t = max_of(delassus_row_norm(p, k, p.tangent1[k]), delassus_row_norm(p, k, p.tangent2[k]));
 }
 

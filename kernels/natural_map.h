@@ -49,7 +49,9 @@ STAGGER_HD STAGGER_INLINE T natural_map_residual2(const P& p, int k, const T* al
                                                   Vec3<T> vel, bool coulomb) {
   T vt[P::kFrictionCapacity];
   friction_rows(p, vel, vt);
-  return natural_map_residual2_of_rows(p, k, alpha, beta, vel.x - p.rhs[k], vt, coulomb);
+  T normal = vel.x - p.rhs[k];
+  if (p.compliance) normal += p.compliance[k] * alpha[k];
+  return natural_map_residual2_of_rows(p, k, alpha, beta, normal, vt, coulomb);
 }
 
 // b_floor of SOLVER.md, per row (m/s): errors are relative to |b|, except when the free velocity

@@ -23,6 +23,9 @@ struct BodyView {
   const KinematicMotion* motion;
   const Vec3<double>* x0;
   const Quat<double>* q0;
+  // Contact stiffness (N/m, 0: rigid) and damping ratio per body; null when every body is rigid.
+  const double* stiffness = nullptr;
+  const double* damping_ratio = nullptr;
 
   STAGGER_HD bool dynamic(int i) const { return kind[i] == BodyKind::dynamic; }
 };
@@ -55,7 +58,53 @@ STAGGER_HD STAGGER_INLINE void step_velocity(const BodyView& bodies, int i, doub
 struct ContactRow {
   Vec3<double> normal, tangent1, tangent2, r_a, r_b, w_known;
   double mu, rhs;
+  double compliance = 0;  // epsilon of a compliant contact (ProblemView::compliance), 0 if rigid
 };
+
+// World-frame inverse inertia of body i at its current orientation (zero unless dynamic).
+STAGGER_HD STAGGER_INLINE Mat3<double> inverse_inertia_world(const BodyView& bodies, int i) {
+  if (!bodies.dynamic(i)) return Mat3<double>{zero3<double>(), zero3<double>(), zero3<double>()};
+  Vec3<double> ib = bodies.inertia_body[i];
+  return world_tensor(bodies.q[i] * bodies.inertia_axes[i], Vec3<double>{1.0 / ib.x, 1.0 / ib.y, 1.0 / ib.z});
+}
+
+// A compliant contact (docs/scene_format.md, "stiffness"): the bodies' springs in series, stiffness
+// k = 1 / (1/k_a + 1/k_b) over the compliant ones, and a dashpot d = 2 zeta sqrt(k m) with the larger
+// damping ratio zeta and the contact's effective mass m = 1 / W_nn. Over a step the implicit force
+// f = -k g(t+h) - d v(t+h) of an overlap g < 0 is the complementarity row
+//   0 <= alpha  _|_  J_n u - c + epsilon alpha >= 0,  epsilon = 1 / (h (h k + d)),  c = -g k / (h k + d),
+// (Lacoursiere's SPOOK; MuJoCo and Chrono regularize the same way): at rest the overlap is m g / k, and
+// an impact rebounds as the spring-dashpot does, for any time step. Before the bodies touch (g >= 0)
+// the row stays the rigid one, so a contact does not brake a body before it arrives. Restitution is
+// then the dashpot's: `restitution` is not applied to compliant contacts.
+STAGGER_HD STAGGER_INLINE void make_compliant(const BodyView& bodies, int a, int b, double gap, double h,
+                                              ContactRow& row) {
+  double compliance = 0, zeta = 0;
+  const int ends[2] = {a, b};
+  for (int j = 0; j < 2; ++j) {
+    const int i = ends[j];
+    if (bodies.stiffness[i] > 0) {
+      compliance += 1.0 / bodies.stiffness[i];
+      zeta = max_of(zeta, bodies.damping_ratio[i]);
+    }
+  }
+  if (compliance == 0) return;
+  double w_nn = 0;
+  const Vec3<double> n = row.normal;
+  if (bodies.dynamic(a)) {
+    const Vec3<double> rn = cross(row.r_a, n);
+    w_nn += bodies.inv_mass[a] + dot(rn, inverse_inertia_world(bodies, a) * rn);
+  }
+  if (bodies.dynamic(b)) {
+    const Vec3<double> rn = cross(row.r_b, n);
+    w_nn += bodies.inv_mass[b] + dot(rn, inverse_inertia_world(bodies, b) * rn);
+  }
+  const double k = 1.0 / compliance;
+  const double d = w_nn > 0 ? 2.0 * zeta * sqrt_of(k / w_nn) : 0.0;
+  row.compliance = 1.0 / (h * (h * k + d));
+  row.rhs = gap >= 0 ? -gap / h : -gap * k / (h * k + d);
+}
+
 
 struct RowSettings {
   double time, h, recovery_speed, bounce_threshold;
@@ -87,14 +136,8 @@ STAGGER_HD STAGGER_INLINE ContactRow assemble_contact_row(const BodyView& bodies
   Vec3<double> before = (bodies.v[a] + cross(bodies.w[a], row.r_a)) - (bodies.v[b] + cross(bodies.w[b], row.r_b));
   double e = min_of(bodies.restitution[a], bodies.restitution[b]);
   row.rhs = contact_rhs(gap, s.h, s.recovery_speed, e, dot(n, before), s.bounce_threshold);
+  if (bodies.stiffness) make_compliant(bodies, a, b, gap, s.h, row);
   return row;
-}
-
-// World-frame inverse inertia of body i at its current orientation (zero unless dynamic).
-STAGGER_HD STAGGER_INLINE Mat3<double> inverse_inertia_world(const BodyView& bodies, int i) {
-  if (!bodies.dynamic(i)) return Mat3<double>{zero3<double>(), zero3<double>(), zero3<double>()};
-  Vec3<double> ib = bodies.inertia_body[i];
-  return world_tensor(bodies.q[i] * bodies.inertia_axes[i], Vec3<double>{1.0 / ib.x, 1.0 / ib.y, 1.0 / ib.z});
 }
 
 }  // namespace stagger

@@ -37,6 +37,9 @@ struct ProblemView {
   const Vec3<T>* w_known = nullptr;  // relative velocity from fixed/kinematic bodies (world frame)
   const T* mu = nullptr;
   const T* rhs = nullptr;            // c_k of SOLVER.md
+  // Compliant contacts (docs/scene_format.md, "stiffness"): the normal row of contact k gains
+  // compliance[k] * alpha_k, the diagonal of a spring-dashpot; null when every contact is rigid.
+  const T* compliance = nullptr;
   const int* contact_island = nullptr;
   const T* friction_bound = nullptr;  // solver state, not problem data: the tresca phase's radii
   // Solver state too: APGD's per-contact diagonal scales (host/solve/staggered_batched.h), the Delassus

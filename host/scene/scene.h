@@ -42,6 +42,8 @@ struct BodyDesc {
   double mass = 0;  // resolved from mass or density for dynamic bodies; 0 otherwise
   double friction = 0.5;
   double restitution = 0.0;
+  double stiffness = 0;      // contact stiffness, N/m; 0: rigid
+  double damping_ratio = 0;  // of the contact's spring-dashpot (compliant bodies only)
   BodyKind kind = BodyKind::dynamic;
   MotionDesc motion;
 };

@@ -120,7 +120,7 @@ MotionDesc parse_motion(const JsonNode& node) {
 // A body, or a generator's template (no id, no position).
 BodyDesc parse_body(const JsonNode& node, bool is_template, MeshLibrary& meshes) {
   node.allow_only({"id", "shape", "position", "orientation", "velocity", "angular_velocity", "mass", "density",
-                   "friction", "restitution", "fixed", "motion"});
+                   "friction", "restitution", "stiffness", "damping_ratio", "fixed", "motion"});
   BodyDesc b;
   if (is_template) {
     if (node.has("id")) node.at("id").fail("a generator's body template must not have an id (ids are generated)");
@@ -174,6 +174,12 @@ BodyDesc parse_body(const JsonNode& node, bool is_template, MeshLibrary& meshes)
   }
   if (auto f = node.find("friction")) b.friction = f->non_negative();
   if (auto e = node.find("restitution")) b.restitution = e->in_range(0.0, 1.0);
+  // Contact compliance (docs/scene_format.md, "Compliant contacts"): absent, the body is rigid.
+  if (auto k = node.find("stiffness")) b.stiffness = k->positive();
+  if (auto z = node.find("damping_ratio")) {
+    if (!node.has("stiffness")) z->fail("a damping ratio needs a \"stiffness\" (a rigid contact has no dashpot)");
+    b.damping_ratio = z->non_negative();
+  }
   return b;
 }
 

@@ -28,7 +28,8 @@ void ContactProblem::finalize() {
   const int nc = num_contacts(), nb = num_bodies();
   check(normal.size() == size_t(nc) && tangent1.size() == size_t(nc) && tangent2.size() == size_t(nc) &&
             r_a.size() == size_t(nc) && r_b.size() == size_t(nc) && w_known.size() == size_t(nc) &&
-            mu.size() == size_t(nc) && rhs.size() == size_t(nc),
+            mu.size() == size_t(nc) && rhs.size() == size_t(nc) &&
+            (compliance.empty() || compliance.size() == size_t(nc)),
         "contact arrays differ in size");
   check(v_pred.size() == size_t(nb) && w_pred.size() == size_t(nb) && inv_mass.size() == size_t(nb) &&
             inv_inertia.size() == size_t(nb),
@@ -90,6 +91,7 @@ ProblemView<double> ContactProblem::view() const {
   p.w_known = w_known.data();
   p.mu = mu.data();
   p.rhs = rhs.data();
+  p.compliance = compliance.empty() ? nullptr : compliance.data();
   p.contact_island = contact_island.data();
   p.v_pred = v_pred.data();
   p.w_pred = w_pred.data();

@@ -21,6 +21,7 @@ struct ContactProblem {
   std::vector<int> slot_a, slot_b, contact_island;
   std::vector<Vec3d> normal, tangent1, tangent2, r_a, r_b, w_known;
   std::vector<double> mu, rhs;
+  std::vector<double> compliance;  // ProblemView::compliance per contact; empty when every contact is rigid
 
   // Solver bodies, sorted by island.
   std::vector<Vec3d> v_pred, w_pred;

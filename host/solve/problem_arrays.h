@@ -40,7 +40,7 @@ template <class Exec, class T>
 struct ProblemArrays {
   template <class U>
   using Array = typename Exec::template Array<U>;
-  Array<T> facet_cos, facet_sin, mu, rhs, inv_mass;
+  Array<T> facet_cos, facet_sin, mu, rhs, compliance, inv_mass;
   Array<int> slot_a, slot_b, contact_island, body_island, incidence_begin, incidence, island_contact_begin,
       island_body_begin;
   Array<Vec3<T>> normal, tangent1, tangent2, r_a, r_b, w_known, v_pred, w_pred;
@@ -56,6 +56,7 @@ struct ProblemArrays {
     };
     put(h.mu, mu);
     put(h.rhs, rhs);
+    put(h.compliance, compliance);
     put(h.inv_mass, inv_mass);
     put(h.normal, normal);
     put(h.tangent1, tangent1);
@@ -66,12 +67,13 @@ struct ProblemArrays {
     put(h.v_pred, v_pred);
     put(h.w_pred, w_pred);
     put(h.inv_inertia, inv_inertia);
-    return load_structure(h);
+    return load_structure(h, !h.compliance.empty());
   }
 
   // Copies the problem's structure (friction model, slots, islands, incidences) and sizes the number
   // arrays, which the caller fills (host/step/resident_step_batched.h); the view points at them.
-  ProblemView<T> load_structure(const ContactProblem& h) {
+  // `compliant`: some contact is compliant, and the compliance array is sized and viewed too.
+  ProblemView<T> load_structure(const ContactProblem& h, bool compliant) {
     Exec::upload(to_real<T>(h.facet_cos), facet_cos);
     Exec::upload(to_real<T>(h.facet_sin), facet_sin);
     Exec::upload(h.slot_a, slot_a);
@@ -87,6 +89,7 @@ struct ProblemArrays {
       if (array.size() != n) array.resize(n);
     };
     for (auto* a : {&mu, &rhs}) size(*a, nc);
+    size(compliance, compliant ? nc : 0);
     for (auto* a : {&normal, &tangent1, &tangent2, &r_a, &r_b, &w_known}) size(*a, nc);
     size(inv_mass, nb);
     for (auto* a : {&v_pred, &w_pred}) size(*a, nb);
@@ -109,6 +112,7 @@ struct ProblemArrays {
     p.w_known = Exec::ptr(w_known);
     p.mu = Exec::ptr(mu);
     p.rhs = Exec::ptr(rhs);
+    p.compliance = compliant ? Exec::ptr(compliance) : nullptr;
     p.contact_island = Exec::ptr(contact_island);
     p.v_pred = Exec::ptr(v_pred);
     p.w_pred = Exec::ptr(w_pred);

@@ -127,6 +127,8 @@ void assemble_problem(const Bodies& bodies, const Contacts& contacts, const Isla
   for (auto* v : {&p.normal, &p.tangent1, &p.tangent2, &p.r_a, &p.r_b, &p.w_known}) v->resize(nc);
   p.mu.resize(nc);
   p.rhs.resize(nc);
+  if (view.stiffness) p.compliance.resize(nc);
+  else p.compliance.clear();
   const RowSettings rows{settings.time, settings.h, solver.stabilization_speed, solver.bounce_threshold};
   parallel_for(nc, [&](int j) {
     const int k = source[j];
@@ -140,6 +142,7 @@ void assemble_problem(const Bodies& bodies, const Contacts& contacts, const Isla
     p.w_known[j] = row.w_known;
     p.mu[j] = row.mu;
     p.rhs[j] = row.rhs;
+    if (view.stiffness) p.compliance[j] = row.compliance;
   });
   p.finalize();
 }

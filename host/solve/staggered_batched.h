@@ -366,7 +366,7 @@ struct StaggeredBatched {
     block_reduce(
         run,
         [=] STAGGER_HD(int k) {
-          contact_rows(p, k, vel(k), shift ? shift[k] : T(0), g.alpha[bx], g.beta[bx]);
+          contact_rows(p, k, vel(k), shift ? shift[k] : T(0), u.alpha[bx][k], g.alpha[bx], g.beta[bx]);
           g.alpha[bp][k] = g.alpha[bx][k];
           copy_friction(p.friction_dims, g.beta[bx] + k * p.friction_dims, g.beta[bp] + k * p.friction_dims);
           return projected_gradient_residual(p, k, QpPhase(phases[p.contact_island[k]]), u.alpha[bx], u.beta[bx],
@@ -419,7 +419,7 @@ struct StaggeredBatched {
             const int i = p.contact_island[k];
             const ApgdIsland<T>& s = apgd[i];
             const int b = buffer_trial(s.rotation);
-            contact_rows(p, k, vel(k), shift ? shift[k] : T(0), g.alpha[b], g.beta[b]);
+            contact_rows(p, k, vel(k), shift ? shift[k] : T(0), u.alpha[b][k], g.alpha[b], g.beta[b]);
             return apgd_terms(p, k, QpPhase(phases[i]), s.momentum, s.rotation, u, g);
           },
           SumOp{}, ApgdTerms<T>{0, 0, 0, 0}, block_terms_);

@@ -112,6 +112,13 @@ IslandProblem assemble(const ContactProblem& p, int island) {
   Sparse minv_jnt = ip.minv * Sparse(ip.jn.transpose());
   Sparse minv_jtt = ip.minv * Sparse(ip.jt.transpose());
   ip.wnn = ip.jn * minv_jnt;
+  if (!p.compliance.empty()) {  // compliant contacts: epsilon on the normal rows' diagonal (kernels/problem_assembly.h)
+    std::vector<Triplet> te;
+    for (int k = c0; k < c1; ++k) te.emplace_back(k - c0, k - c0, p.compliance[k]);
+    Sparse eps(nc, nc);
+    eps.setFromTriplets(te.begin(), te.end());
+    ip.wnn += eps;
+  }
   ip.wnt = ip.jn * minv_jtt;
   ip.wtn = ip.jt * minv_jnt;
   ip.wtt = ip.jt * minv_jtt;
