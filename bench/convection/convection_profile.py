@@ -30,11 +30,16 @@ import stagger
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
-def bed(seed, duration, gamma, smooth_walls):
+def bed(seed, duration, gamma, smooth_walls, stiffness=None, damping_ratio=0.0, time_step=None):
     scene = stagger.Scene.load(str(ROOT / "scenes" / "brazil_nut_small.json"))
     d = scene.to_dict()
     d["duration"] = duration
     d.pop("output", None)
+    if time_step:
+        d["time_step"] = time_step
+    if stiffness:  # compliant beads and intruder (the container stays rigid: springs in series)
+        for body in [g["body"] for g in d.get("generators", [])] + [b for b in d["bodies"] if b["id"] == "intruder"]:
+            body.update(stiffness=stiffness, damping_ratio=damping_ratio)
     for gen in d.get("generators", []):
         gen["seed"] = seed
     frequency = None
@@ -49,8 +54,8 @@ def bed(seed, duration, gamma, smooth_walls):
 
 
 def run(job):
-    seed, duration, gamma, smooth, skip = job
-    scene, frequency = bed(seed, duration, gamma, smooth)
+    seed, duration, gamma, smooth, skip, stiffness, zeta, h = job
+    scene, frequency = bed(seed, duration, gamma, smooth, stiffness, zeta, h)
     world = stagger.World(scene, backend="cpu", threads=1)
     dynamic = world.dynamic.copy()
     intruder = world.body_index("intruder")
@@ -92,19 +97,25 @@ def main():
     parser.add_argument("--gamma", type=float, default=3.0)
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--skip", type=int, default=7, help="cycles left out of the profile (settling)")
+    parser.add_argument("--stiffness", type=float, default=None,
+                        help="compliant beads of this stiffness (N/m); the results get the suffix _compliant")
+    parser.add_argument("--damping-ratio", type=float, default=0.0335, help="with --stiffness (0.0335: e = 0.9)")
+    parser.add_argument("--time-step", type=float, default=None, help="instead of the scene's")
     parser.add_argument("--machine", default=os.environ.get("MACHINE", socket.gethostname()))
     args = parser.parse_args()
-    jobs = [(s, args.duration, args.gamma, smooth, args.skip) for smooth in (False, True) for s in args.seeds]
+    jobs = [(s, args.duration, args.gamma, smooth, args.skip, args.stiffness, args.damping_ratio, args.time_step)
+            for smooth in (False, True) for s in args.seeds]
+    suffix = "_compliant" if args.stiffness else ""
     with multiprocessing.Pool() as pool:
         results = pool.map(run, jobs)
     out = ROOT / "bench" / "results" / f"{args.machine}_cpu"
     out.mkdir(parents=True, exist_ok=True)
-    with (out / "convection_profile.csv").open("w", newline="") as f:
+    with (out / f"convection_profile{suffix}.csv").open("w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["walls", "seed", "distance_from_wall_mm", "mean_rise_per_cycle_mm", "bead_cycles"])
         for profile, _ in results:
             w.writerows(profile)
-    with (out / "convection_rise.csv").open("w", newline="") as f:
+    with (out / f"convection_rise{suffix}.csv").open("w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["walls", "seed", "cycle", "intruder_rise_mm"])
         for _, rise in results:
