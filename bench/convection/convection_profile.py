@@ -30,13 +30,15 @@ import stagger
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
-def bed(seed, duration, gamma, smooth_walls, stiffness=None, damping_ratio=0.0, time_step=None):
+def bed(seed, duration, gamma, smooth_walls, stiffness=None, damping_ratio=0.0, time_step=None, tolerance=None):
     scene = stagger.Scene.load(str(ROOT / "scenes" / "brazil_nut_small.json"))
     d = scene.to_dict()
     d["duration"] = duration
     d.pop("output", None)
     if time_step:
         d["time_step"] = time_step
+    if tolerance:  # every island to this tolerance (docs/method.md, Defaults), with room to get there
+        d.setdefault("solver", {}).update(tolerance=tolerance, max_outer_iterations=300)
     if stiffness:  # compliant beads and intruder (the container stays rigid: springs in series)
         for body in [g["body"] for g in d.get("generators", [])] + [b for b in d["bodies"] if b["id"] == "intruder"]:
             body.update(stiffness=stiffness, damping_ratio=damping_ratio)
@@ -54,8 +56,8 @@ def bed(seed, duration, gamma, smooth_walls, stiffness=None, damping_ratio=0.0, 
 
 
 def run(job):
-    seed, duration, gamma, smooth, skip, stiffness, zeta, h = job
-    scene, frequency = bed(seed, duration, gamma, smooth, stiffness, zeta, h)
+    seed, duration, gamma, smooth, skip, stiffness, zeta, h, tolerance = job
+    scene, frequency = bed(seed, duration, gamma, smooth, stiffness, zeta, h, tolerance)
     world = stagger.World(scene, backend="cpu", threads=1)
     dynamic = world.dynamic.copy()
     intruder = world.body_index("intruder")
@@ -101,11 +103,13 @@ def main():
                         help="compliant beads of this stiffness (N/m); the results get the suffix _compliant")
     parser.add_argument("--damping-ratio", type=float, default=0.0335, help="with --stiffness (0.0335: e = 0.9)")
     parser.add_argument("--time-step", type=float, default=None, help="instead of the scene's")
+    parser.add_argument("--tolerance", type=float, default=None,
+                        help="solver tolerance for every island; the results get the suffix _tol<value>")
     parser.add_argument("--machine", default=os.environ.get("MACHINE", socket.gethostname()))
     args = parser.parse_args()
-    jobs = [(s, args.duration, args.gamma, smooth, args.skip, args.stiffness, args.damping_ratio, args.time_step)
-            for smooth in (False, True) for s in args.seeds]
-    suffix = "_compliant" if args.stiffness else ""
+    jobs = [(s, args.duration, args.gamma, smooth, args.skip, args.stiffness, args.damping_ratio, args.time_step,
+             args.tolerance) for smooth in (False, True) for s in args.seeds]
+    suffix = ("_compliant" if args.stiffness else "") + (f"_tol{args.tolerance:g}" if args.tolerance else "")
     with multiprocessing.Pool() as pool:
         results = pool.map(run, jobs)
     out = ROOT / "bench" / "results" / f"{args.machine}_cpu"
