@@ -2,6 +2,7 @@
 // state and contacts as numpy arrays, reports as dicts, errors as exceptions with the command line's
 // messages, the GIL released while stepping and Ctrl-C honoured between steps.
 #include <cstring>
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -73,6 +74,26 @@ py::array vec3_array(const std::vector<std::array<double, 3>>& v) {
 template <class T>
 py::array plain_array(const std::vector<T>& v) {
   return py::array_t<T>(v.size(), v.data());
+}
+
+// n steps with the GIL released during each; Ctrl-C (a pending signal) raises between two steps.
+void step_releasing_gil(World& w, long long n) {
+  for (long long i = 0; i < n; ++i) {
+    {
+      py::gil_scoped_release released;
+      w.step();
+    }
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+  }
+}
+
+// A read-only property viewing one of the world's state arrays (n x cols).
+template <const double* (World::*array)() const, std::size_t cols>
+py::cpp_function state_property() {
+  return py::cpp_function([](py::object self) {
+    const World& w = self.cast<const World&>();
+    return state_view(self, (w.*array)(), w.body_count(), cols);
+  });
 }
 
 py::object json_loads(const std::string& text) { return py::module_::import("json").attr("loads")(text); }
@@ -160,13 +181,7 @@ fails (the world is then back at its last good state).)")
           "step",
           [](World& w, long long n) {
             if (n < 0) throw InputError("step: n = " + std::to_string(n) + " is negative");
-            for (long long i = 0; i < n; ++i) {
-              {
-                py::gil_scoped_release released;
-                w.step();
-              }
-              if (PyErr_CheckSignals() != 0) throw py::error_already_set();  // Ctrl-C, between two steps
-            }
+            step_releasing_gil(w, n);
             return report_dict(w.last_step());
           },
           py::arg("n") = 1,
@@ -174,13 +189,7 @@ fails (the world is then back at its last good state).)")
       .def(
           "run",
           [](World& w) {
-            for (long long i = w.step_count(); i < w.total_steps(); ++i) {
-              {
-                py::gil_scoped_release released;
-                w.step();
-              }
-              if (PyErr_CheckSignals() != 0) throw py::error_already_set();
-            }
+            step_releasing_gil(w, std::max<long long>(0, w.total_steps() - w.step_count()));
             return w.finish();
           },
           "Step to total_steps and finish() (what `stagger run` does). Returns the output directory.")
@@ -199,25 +208,13 @@ fails (the world is then back at its last good state).)")
             return a;
           },
           "Which bodies are dynamic (bool array).")
-      .def_property_readonly("positions", [](py::object self) {
-        const World& w = self.cast<const World&>();
-        return state_view(self, w.positions(), w.body_count(), 3);
-      },
+      .def_property_readonly("positions", state_property<&World::positions, 3>(),
       "Body positions, m: an (n, 3) read-only view, valid until the next step.")
-      .def_property_readonly("orientations", [](py::object self) {
-        const World& w = self.cast<const World&>();
-        return state_view(self, w.orientations(), w.body_count(), 4);
-      },
+      .def_property_readonly("orientations", state_property<&World::orientations, 4>(),
       "Body orientations as unit quaternions (w, x, y, z): an (n, 4) read-only view, valid until the next step.")
-      .def_property_readonly("velocities", [](py::object self) {
-        const World& w = self.cast<const World&>();
-        return state_view(self, w.velocities(), w.body_count(), 3);
-      },
+      .def_property_readonly("velocities", state_property<&World::velocities, 3>(),
       "Body velocities, m/s: an (n, 3) read-only view, valid until the next step.")
-      .def_property_readonly("angular_velocities", [](py::object self) {
-        const World& w = self.cast<const World&>();
-        return state_view(self, w.angular_velocities(), w.body_count(), 3);
-      },
+      .def_property_readonly("angular_velocities", state_property<&World::angular_velocities, 3>(),
       "Body angular velocities (world frame), rad/s: an (n, 3) read-only view, valid until the next step.")
       .def(
           "set_state",

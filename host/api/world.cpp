@@ -167,6 +167,20 @@ std::unique_ptr<stagger::World> make_world(World::Impl& m, const stagger::Scene&
   }
 }
 
+// What a new world and a resumed one share: the options honoured, the output directory made, the
+// internal world built (its state at the scene's start).
+std::unique_ptr<World::Impl> open_world(const Scene& scene, const Options& options, const std::string& scene_file,
+                                        const fs::path& out) {
+  auto m = std::make_unique<World::Impl>(scene);
+  m->options = options;
+  m->scene_file = scene_file;
+  const stagger::WorldOptions w = world_options(options, m->backend);
+  m->out = out;
+  m->make_output_dirs();
+  m->world = make_world(*m, scene.data().scene, w);
+  return m;
+}
+
 void find_tracked(World::Impl& m) {
   const Bodies& b = m.bodies();
   for (const std::string& id : m.scene.data().scene.track)
@@ -185,14 +199,9 @@ World::~World() = default;
 World::World(World&&) noexcept = default;
 World& World::operator=(World&&) noexcept = default;
 
-World::World(const Scene& scene, const Options& options) : impl_(std::make_unique<Impl>(scene)) {
+World::World(const Scene& scene, const Options& options)
+    : impl_(open_world(scene, options, scene.file(), options.output_dir)) {
   Impl& m = *impl_;
-  m.options = options;
-  m.scene_file = scene.file();
-  const stagger::WorldOptions w = world_options(options, m.backend);
-  m.out = options.output_dir;
-  m.make_output_dirs();
-  m.world = make_world(m, scene.data().scene, w);
   m.set_total_steps(scene.steps());
   find_tracked(m);
   m.world->keep_good_state();
@@ -232,13 +241,9 @@ World World::resume(const std::string& checkpoint_path, Options options, const s
   }
   Scene scene = Scene::from_json(text, file);
 
-  auto m = std::make_unique<Impl>(scene);
-  m->options = options;
-  m->scene_file = file;
-  const stagger::WorldOptions w = world_options(options, m->backend);
-  m->out = !options.output_dir.empty() ? fs::path(options.output_dir) : fs::absolute(checkpoint_path).parent_path();
-  m->make_output_dirs();
-  m->world = make_world(*m, scene.data().scene, w);
+  auto m = open_world(scene, options, file,
+                      !options.output_dir.empty() ? fs::path(options.output_dir)
+                                                  : fs::absolute(checkpoint_path).parent_path());
   try {
     m->world->restore(checkpoint.world);
     m->record = RunRecord::from_json(nlohmann::json::parse(checkpoint.run_json));
