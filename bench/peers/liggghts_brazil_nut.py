@@ -8,12 +8,18 @@ intruder's height every shaking period (the physics being compared: does it rise
 Model: Hertz normal force with tangential history (Mindlin) and Coulomb friction 0.5, as LIGGGHTS
 users set up granular beds. Young's modulus is reduced to E (default 1e7 Pa, the usual DEM
 softening; glass is 6.3e10) so that the time step can be 2e-5 s (about a tenth of the Rayleigh time
-of a 5 mm bead); restitution 0.1 (LIGGGHTS needs e > 0; stagger's beads have e = 0). The box is five
+of a 5 mm bead); restitution 0.1 by default (LIGGGHTS needs e > 0; stagger's beads have e = 0). The box is five
 triangle-mesh walls moved by `fix move/mesh ... wiggle`, z(t) = A sin(2 pi f t) as stagger's.
 
 usage: liggghts_brazil_nut.py --state final_state.csv --scene scenes/brazil_nut.json --work DIR
                               --seconds T --series heights.csv [--out peers.csv] [--procs 1]
-                              [--youngs E --dt DT] [--curve NAME]
+                              [--youngs E --dt DT] [--restitution E] [--wall-friction MU]
+                              [--cycle-dump PHASES] [--curve NAME]
+
+--wall-friction gives the four side walls their own friction coefficient (the floor keeps the beads'):
+0 makes them frictionless, as bench/convection/convection_profile.py's smooth walls. --cycle-dump N
+also writes every bead's position N times per shaking period (cycles.dump, at the phases t = (k + j / N) / f),
+which convection_profile.py reads.
 
 The row has stagger_peer_bench's columns, measured alike: the deepest overlap (bead-bead and bead-wall)
 in snapshots every 10 ms of simulated time (peer_bench looks every 10 steps of 1 ms), beads lost
@@ -75,6 +81,9 @@ def main():
     ap.add_argument("--seconds", type=float, default=1.0)
     ap.add_argument("--youngs", type=float, default=1e7)
     ap.add_argument("--dt", type=float, default=2e-5)
+    ap.add_argument("--restitution", type=float, default=0.1)
+    ap.add_argument("--wall-friction", type=float, default=None, help="side walls only; default the beads'")
+    ap.add_argument("--cycle-dump", type=int, default=0, help="positions N times per period in cycles.dump")
     ap.add_argument("--procs", type=int, default=1)
     ap.add_argument("--out", help="peers CSV to append the timing row to")
     ap.add_argument("--series", required=True)
@@ -95,7 +104,7 @@ def main():
     # Atoms: id type diameter density x y z (atom_style granular); the intruder keeps its id.
     intruder = None
     with open(os.path.join(a.work, "beads.data"), "w") as f:
-        f.write(f"stagger brazil_nut initial state\n\n{len(spheres)} atoms\n1 atom types\n\n"
+        f.write(f"stagger brazil_nut initial state\n\n{len(spheres)} atoms\n3 atom types\n\n"
                 f"{-half:.6g} {half:.6g} xlo xhi\n{-half:.6g} {half:.6g} ylo yhi\n-0.05 1.0 zlo zhi\n\nAtoms\n\n")
         for i, r in enumerate(spheres, 1):
             rad = radius_of.get(r["id"], gen["shape"]["radius"])
@@ -113,6 +122,11 @@ def main():
     sample_steps = max(1, round(a.sample_every / a.dt))
     steps = round(a.seconds / a.dt)
     mu = gen["friction"]
+    # Material types: 1 the beads and intruder, 2 the side walls, 3 the floor (its friction stays the beads').
+    mu_wall = mu if a.wall_friction is None else a.wall_friction
+    wall_type = {"floor": 3, "wx0": 2, "wx1": 2, "wy0": 2, "wy1": 2}
+    friction = [[mu, mu_wall, mu], [mu_wall, mu_wall, mu_wall], [mu, mu_wall, mu]]
+    pair_matrix = lambda m: " ".join(f"{v:g}" for row in m for v in row)
     inp = f"""# written by bench/peers/liggghts_brazil_nut.py
 atom_style granular
 atom_modify map array
@@ -123,20 +137,20 @@ units si
 read_data beads.data
 neighbor 0.002 bin
 neigh_modify delay 0
-fix m1 all property/global youngsModulus peratomtype {a.youngs:g}
-fix m2 all property/global poissonsRatio peratomtype 0.3
-fix m3 all property/global coefficientRestitution peratomtypepair 1 0.1
-fix m4 all property/global coefficientFriction peratomtypepair 1 {mu:g}
+fix m1 all property/global youngsModulus peratomtype {a.youngs:g} {a.youngs:g} {a.youngs:g}
+fix m2 all property/global poissonsRatio peratomtype 0.3 0.3 0.3
+fix m3 all property/global coefficientRestitution peratomtypepair 3 {pair_matrix([[a.restitution] * 3] * 3)}
+fix m4 all property/global coefficientFriction peratomtypepair 3 {pair_matrix(friction)}
 pair_style gran model hertz tangential history
 pair_coeff * *
 timestep {a.dt:g}
 fix gravity all gravity 9.81 vector 0.0 0.0 -1.0
-""" + "".join(f"fix {n} all mesh/surface file {n}.stl type 1\n" for n in walls) + f"""fix walls all wall/gran model hertz tangential history mesh n_meshes {len(walls)} meshes {' '.join(walls)}
+""" + "".join(f"fix {n} all mesh/surface file {n}.stl type {wall_type[n]}\n" for n in walls) + f"""fix walls all wall/gran model hertz tangential history mesh n_meshes {len(walls)} meshes {' '.join(walls)}
 """ + "".join(f"fix shake_{n} all move/mesh mesh {n} wiggle amplitude 0 0 {amp:g} period {1.0 / freq:.9g}\n" for n in walls) + f"""fix integrate all nve/sphere
 variable zi equal z[{intruder}]
 dump samples all custom {sample_steps} samples.dump id radius mass x y z vx vy vz
 dump_modify samples sort id
-thermo_style custom step time atoms v_zi
+""" + (f"dump cycles all custom {round(1.0 / freq / a.dt / a.cycle_dump)} cycles.dump id x y z\ndump_modify cycles sort id\n" if a.cycle_dump else "") + f"""thermo_style custom step time atoms v_zi
 thermo_modify lost ignore norm no
 thermo {period_steps}
 run {steps}
@@ -173,7 +187,8 @@ write_dump all custom final.dump id radius x y z
     simulated = steps * a.dt
     lost = len(spheres) - atoms_end
     bead = gen["shape"]["radius"]
-    settings = (f"Hertz/Mindlin (hertz, tangential history), E {a.youngs:g} Pa, nu 0.3, e 0.1, mu {mu:g}, "
+    settings = (f"Hertz/Mindlin (hertz, tangential history), E {a.youngs:g} Pa, nu 0.3, e {a.restitution:g}, mu {mu:g}, "
+                + (f"side walls mu {mu_wall:g}, " if mu_wall != mu else "") +
                 f"dt {a.dt:g} s, {a.procs} process(es), {len(spheres) - atoms_end} atoms lost")
     fresh = a.out and not os.path.exists(a.out)
     with open(a.out or os.devnull, "a") as f:

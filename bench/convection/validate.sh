@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# validate.sh: the shaken-bed validation of docs/shaken_beds.md (issue 26), in one run:
+# convection profiles and intruder rise with rough and frictionless side walls, on the 324-bead bed
+# (three initial states) and the 4,116-bead bed (16 beads wide, close to Knight, Jaeger & Nagel's
+# 17.5), for stagger's rigid default, stagger's recommended compliant beads, and LIGGGHTS (Hertz/Mindlin,
+# E = 1e8 Pa, e = 0.9; skipped with a message when `liggghts` is not installed). Then the figures.
+# About 2 hours on a 2-core VM; STAGE=small runs only the 324-bead bed (about 25 minutes).
+#   MACHINE=<name> bench/convection/validate.sh   -> bench/results/<name>_cpu/convection_*
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+[ -f build/python/stagger*.so ] 2>/dev/null || scripts/setup.sh
+export PYTHONPATH=build/python MACHINE="${MACHINE:-$(hostname)}"
+P="/usr/bin/python3 bench/convection/convection_profile.py"
+R="bench/results/${MACHINE}_cpu"
+RECOMMENDED=(--stiffness 1e5 --time-step 2.5e-5)  # docs/shaken_beds.md, "Recommended settings"
+have_liggghts() { command -v liggghts > /dev/null || { echo "validate: no liggghts here: $1 skipped" >&2; false; }; }
+
+for scene in small large; do
+  [ "$scene" = large ] && [ "${STAGE:-}" = small ] && break
+  # The large bed: one initial state (4,116 beads average much of the noise out), and 5 s of the
+  # compliant model (its 200,000 steps take about an hour on one core).
+  if [ "$scene" = small ]; then args=(); seeds=(1 2 3); compliant=(); suffix=""; else
+    args=(--scene scenes/brazil_nut.json); seeds=(1); compliant=(--duration 5); suffix="_brazil_nut"; fi
+  $P "${args[@]}" --seeds "${seeds[@]}"
+  $P "${args[@]}" --seeds "${seeds[@]}" "${RECOMMENDED[@]}" "${compliant[@]}"
+  have_liggghts "LIGGGHTS on the $scene bed" && $P "${args[@]}" --seeds "${seeds[@]}" --engine liggghts
+  if [ "$scene" = small ]; then  # why: the contact must be resolved, and the rigid bed's floor drives its rise
+    $P --seeds 1 --stiffness 1e5 --time-step 5e-5
+    $P --seeds 1 --stiffness 1e5 --time-step 1e-4
+    $P --seeds 1 --walls smooth --floor-friction 0
+  fi
+  title="Shaken bed ($scene), Gamma = 3, 7 Hz, 10 s: rough (red) and frictionless (blue) side walls"
+  models=("stagger rigid (default)=$suffix" "stagger compliant k 1e5 N/m, h 2.5e-5 s=${suffix}_compliant_k100000_h2.5e-05")
+  [ -f "$R/convection_profile${suffix}_liggghts_E1e8_e0.9.csv" ] && models+=("LIGGGHTS Hertz E 1e8 Pa, e 0.9=${suffix}_liggghts_E1e8_e0.9")
+  /usr/bin/python3 bench/convection/plot.py "$R" "$R/convection_${scene}.png" "$title" "${models[@]}"
+done
+echo "validate: figures in $R/convection_small.png and convection_large.png"
