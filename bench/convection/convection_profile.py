@@ -77,7 +77,7 @@ def bed(a, seed, smooth_walls):
 
 
 class Cycles:
-    """The per-cycle measurements, fed one sample (all positions, n x 3) per shaking period."""
+    """The per-cycle measurements, fed each shaking cycle's mean positions (n x 3), the first as the start."""
 
     def __init__(self, half_width, intruder, beads, intruder_radius, skip):
         self.a, self.intruder, self.beads, self.R, self.skip = half_width, intruder, beads, intruder_radius, skip
