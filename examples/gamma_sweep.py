@@ -19,9 +19,10 @@ import stagger
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
-def shaken_bed(gamma, seed, duration):
-    """The small bed with every sinusoid's amplitude set for this Gamma and the beads' jitter drawn from `seed`."""
-    scene = stagger.Scene.load(str(ROOT / "scenes" / "brazil_nut_small.json"))
+def shaken_bed(gamma, seed, duration, path=ROOT / "scenes" / "brazil_nut_small.json"):
+    """A shaken bed (default the small one) with every sinusoid's amplitude set for this Gamma and the beads'
+    jitter drawn from `seed`; also returns the shaking frequency."""
+    scene = stagger.Scene.load(str(path))
     d = scene.to_dict()
     d["duration"] = duration
     d.pop("output", None)  # no frames: the trajectory is read here

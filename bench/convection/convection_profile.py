@@ -27,7 +27,6 @@ and plot.py draws it.
 import argparse
 import csv
 import json
-import math
 import multiprocessing
 import os
 import re
@@ -43,6 +42,8 @@ import numpy as np
 import stagger
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "examples"))
+from gamma_sweep import shaken_bed  # noqa: E402  (the example's bed: seed and shaking strength)
 BEAD = 0.01  # bead diameter (m): the bins' width
 PHASES = 8  # samples per shaking cycle, averaged into the cycle's mean positions
 SIDE_WALLS = ("wall_x0", "wall_x1", "wall_y0", "wall_y1")
@@ -50,10 +51,8 @@ SIDE_WALLS = ("wall_x0", "wall_x1", "wall_y0", "wall_y1")
 
 def bed(a, seed, smooth_walls):
     """The scene as stagger runs it: seed, shaking strength, wall friction and the contact model."""
-    scene = stagger.Scene.load(str(ROOT / a.scene))
+    scene, frequency = shaken_bed(a.gamma, seed, a.duration, ROOT / a.scene)
     d = scene.to_dict()
-    d["duration"] = a.duration
-    d.pop("output", None)
     if a.time_step:
         d["time_step"] = a.time_step
     if a.tolerance:  # every island to this tolerance (docs/method.md, Defaults), with room to get there
@@ -61,14 +60,7 @@ def bed(a, seed, smooth_walls):
     if a.stiffness:  # compliant beads and intruder (the container stays rigid: springs in series)
         for body in [g["body"] for g in d.get("generators", [])] + [b for b in d["bodies"] if b["id"] == "intruder"]:
             body.update(stiffness=a.stiffness, damping_ratio=a.damping_ratio)
-    for gen in d.get("generators", []):
-        gen["seed"] = seed
-    frequency = None
     for body in d["bodies"]:
-        motion = body.get("motion")
-        if motion and motion["type"] == "sinusoid":
-            frequency = motion["frequency"]
-            motion["amplitude"] = a.gamma * 9.81 / (2 * math.pi * frequency) ** 2
         if smooth_walls and body["id"] in SIDE_WALLS:
             body["friction"] = 0.0
         if a.floor_friction is not None and body["id"] == "floor":
