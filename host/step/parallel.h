@@ -7,10 +7,13 @@
 
 namespace stagger {
 
-// Below this many elements a parallel region costs more than it saves. Measured on the 325-bead
-// shaken bed (1,000-1,300 contacts in blocks of 256, 2 threads, 4,000 steps, three runs each): 4.3-4.4 s
-// at 512 against 4.7-5.1 s at 2,048, where every contact loop of its solve ran on one thread.
-constexpr int kParallelThreshold = 512;
+// Below this many elements a parallel region costs more than it saves. Measured on the 2-core EPYC VM
+// (2 threads, 3,000 steps, runs alternated twice): the 325-bead shaken bed (1,000-1,300 contacts, one
+// island of ~900) ran 620-690 steps/s at 512, 640-750 at 1,024, 780-870 at 2,048 and 720-830 at 4,096
+// (one thread: 800-815); the 1k pour (2,700 contacts, 600 steps) the same at 512 and 2,048 and 1.3x
+// slower at 4,096. (An earlier measurement on another VM had favoured 512: the crossing point is the
+// machine's, near a few thousand contacts on two cores.)
+constexpr int kParallelThreshold = 2048;
 
 // `work` is how many elements the loop touches in all (for loops over blocks of elements).
 // An exception thrown by a body (e.g. std::bad_alloc) must not escape an OpenMP region (that
