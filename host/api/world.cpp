@@ -145,6 +145,8 @@ stagger::WorldOptions world_options(const Options& options, std::string& backend
   if (const char* dies = std::getenv("STAGGER_RESIDENT_FAILS_AFTER")) w.resident_fails_after = std::atoi(dies);
   if (const char* dense = std::getenv("STAGGER_DENSE_MAX_CONTACTS"))
     w.controls.dense_max_contacts = std::max(0, std::atoi(dense));
+  // STAGGER_COMPACT_ACTIVE=0: APGD loops over every element, done islands masked (for comparison).
+  if (const char* compact = std::getenv("STAGGER_COMPACT_ACTIVE")) w.controls.compact_active = std::atoi(compact) != 0;
   return w;
 }
 

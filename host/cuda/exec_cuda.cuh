@@ -47,11 +47,12 @@ __global__ void for_each_kernel(int n, F f) {
 __device__ inline int warp_index() { return int(blockIdx.x) * (kThreads / 32) + int(threadIdx.x) / 32; }
 __device__ inline int lane_index() { return int(threadIdx.x) % 32; }
 
+// `list`: the blocks to run (host/solve/active_lists.h), or nullptr for all of them.
 template <class F>
-__global__ void for_contacts_kernel(const ContactBlock* blocks, int num_blocks, const int* mask, F f) {
+__global__ void for_contacts_kernel(const ContactBlock* blocks, int num_blocks, const int* list, const int* mask, F f) {
   const int w = warp_index();
   if (w >= num_blocks) return;
-  const ContactBlock blk = blocks[w];
+  const ContactBlock blk = blocks[list ? list[w] : w];
   if (!mask[blk.island]) return;
   const int k = blk.begin + lane_index();
   if (k < blk.end) f(k);
@@ -60,30 +61,33 @@ __global__ void for_contacts_kernel(const ContactBlock* blocks, int num_blocks, 
 // The same, with the block's values reduced by the warp (a fixed order: the result is the same from
 // run to run). The tests above are uniform over the warp, so every lane reaches the reduction or none.
 template <class R, class F, class Op>
-__global__ void block_reduce_kernel(const ContactBlock* blocks, int num_blocks, const int* mask, F f, Op op, R identity,
-                                    R* out) {
+__global__ void block_reduce_kernel(const ContactBlock* blocks, int num_blocks, const int* list, const int* mask, F f,
+                                    Op op, R identity, R* out) {
   using Reduce = cub::WarpReduce<R>;
   __shared__ typename Reduce::TempStorage storage[kThreads / 32];
   const int w = warp_index();
   if (w >= num_blocks) return;
-  const ContactBlock blk = blocks[w];
+  const int b = list ? list[w] : w;
+  const ContactBlock blk = blocks[b];
   if (!mask[blk.island]) return;
   const int k = blk.begin + lane_index();
   R value = k < blk.end ? f(k) : identity;
   R total = Reduce(storage[threadIdx.x / 32]).Reduce(value, op);
-  if (lane_index() == 0) out[w] = total;
+  if (lane_index() == 0) out[b] = total;
 }
 
 // One warp per island: its lanes stride over the island's blocks, then a warp reduction (a fixed
 // order for a given island size): the many small islands of a pile. Islands of more than
 // kLargeIslandBlocks blocks are skipped here and reduced by a whole thread block each (below).
 template <class R, class Op>
-__global__ void island_reduce_kernel(int num_islands, const int* blocks_of, const int* mask, const R* values, Op op,
-                                     R identity, R* out) {
+__global__ void island_reduce_kernel(int num_islands, const int* list, const int* blocks_of, const int* mask,
+                                     const R* values, Op op, R identity, R* out) {
   using Reduce = cub::WarpReduce<R>;
   __shared__ typename Reduce::TempStorage storage[kThreads / 32];
-  const int i = warp_index(), lane = lane_index();
-  if (i >= num_islands || !mask[i]) return;  // uniform over the warp
+  const int w = warp_index(), lane = lane_index();
+  if (w >= num_islands) return;
+  const int i = list ? list[w] : w;
+  if (!mask[i]) return;  // uniform over the warp
   if (blocks_of[i + 1] - blocks_of[i] > kLargeIslandBlocks) return;
   R sum = identity;
   for (int b = blocks_of[i] + lane; b < blocks_of[i + 1]; b += 32) sum = op(sum, values[b]);
@@ -242,17 +246,18 @@ struct CudaExec {
   }
 
   template <class F>
-  void for_contacts(const ContactBlock* blocks, int num_blocks, const int* mask, int, F f) {
+  void for_contacts(const ContactBlock* blocks, int num_blocks, const int* mask, int, F f, const int* list = nullptr) {
     if (num_blocks <= 0) return;
-    cuda_exec::for_contacts_kernel<<<warp_grid(num_blocks), cuda_exec::kThreads>>>(blocks, num_blocks, mask, f);
+    cuda_exec::for_contacts_kernel<<<warp_grid(num_blocks), cuda_exec::kThreads>>>(blocks, num_blocks, list, mask, f);
     check("for_contacts launch");
   }
 
   template <class R, class F, class Op>
-  void block_reduce(const ContactBlock* blocks, int num_blocks, const int* mask, int, F f, Op op, R identity, R* out) {
+  void block_reduce(const ContactBlock* blocks, int num_blocks, const int* mask, int, F f, Op op, R identity, R* out,
+                    const int* list = nullptr) {
     if (num_blocks <= 0) return;
-    cuda_exec::block_reduce_kernel<<<warp_grid(num_blocks), cuda_exec::kThreads>>>(blocks, num_blocks, mask, f, op,
-                                                                                  identity, out);
+    cuda_exec::block_reduce_kernel<<<warp_grid(num_blocks), cuda_exec::kThreads>>>(blocks, num_blocks, list, mask, f,
+                                                                                  op, identity, out);
     check("block_reduce launch");
   }
 
@@ -296,12 +301,14 @@ struct CudaExec {
     num_large_islands_ = int(large.size());
   }
 
+  // `list`: the islands to reduce (host/solve/active_lists.h), or nullptr for all; the large islands'
+  // thread blocks check the mask only (there are few of them).
   template <class R, class Op>
   void island_reduce(int num_islands, const int* blocks_of, const int* mask, const R* values, Op op, R identity,
-                     R* out) {
+                     R* out, const int* list = nullptr) {
     if (num_islands <= 0) return;
-    cuda_exec::island_reduce_kernel<<<warp_grid(num_islands), cuda_exec::kThreads>>>(num_islands, blocks_of, mask,
-                                                                                    values, op, identity, out);
+    cuda_exec::island_reduce_kernel<<<warp_grid(num_islands), cuda_exec::kThreads>>>(num_islands, list, blocks_of,
+                                                                                    mask, values, op, identity, out);
     if (num_large_islands_ > 0)
       cuda_exec::large_island_reduce_kernel<<<num_large_islands_, cuda_exec::kThreads>>>(
           ptr(large_islands_), blocks_of, mask, values, op, identity, out);

@@ -87,6 +87,9 @@ struct SolveControls {
   // The CUDA executor keeps its own.
   int block_size = 0;
   int loop_check_interval = 0;
+  // Late APGD iterations launch over lists of the islands still iterating (host/solve/active_lists.h);
+  // off: over every block, body and island, done ones masked. The same results bit for bit either way.
+  bool compact_active = true;
 };
 
 }  // namespace stagger

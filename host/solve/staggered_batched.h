@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "solve/active_lists.h"
 #include "solve/contact_block.h"
 #include "solve/contact_problem.h"
 #include "solve/dense_islands.h"
@@ -76,6 +77,9 @@ struct StaggeredBatched {
   // Island masks: all, still in the outer loop, iterating, improved; after a QP, the islands whose
   // error needs a Delassus product (their best point is not x, whose gradient the QP holds).
   Array<int> all_, outer_, active_, improved_, need_product_;
+  // The islands still iterating in an APGD loop as lists (SolveControls::compact_active).
+  ActiveLists<Exec> active_lists_;
+  bool compact_active_ = true;
   Array<IslandStats> stats_;
   DenseIslands<Exec, T> dense_;  // small islands' Delassus matrices
 
@@ -186,19 +190,24 @@ struct StaggeredBatched {
   // What the iterations read: the contact velocities caused by impulse_ for masked islands, through
   // the body velocities (matrix-free islands) or the dense product (dense islands); read them with
   // contact_velocities().
-  void contact_velocities_from_impulses(Array<int>& mask) {
+  void contact_velocities_from_impulses(Array<int>& mask) { contact_velocities_from_impulses(mask, nullptr); }
+  // The same over the bodies of `lists` when it lists them (the APGD loop's islands still iterating).
+  void contact_velocities_from_impulses(Array<int>& mask, ActiveLists<Exec>* lists) {
     const ProblemView<T> p = p_;
     const int* m = ptr(mask);
     const int* dense = ptr(dense_.offset_);
     const Vec3<T>* impulse = ptr(impulse_);
     Vec3<T>*v = ptr(v_), *w = ptr(w_);
+    const bool listed = lists && lists->listed;
+    const int* list = listed ? lists->body_list() : nullptr;
     exec.for_each(
-        p.num_bodies,
-        [=] STAGGER_HD(int s) {
+        listed ? lists->num_bodies : p.num_bodies,
+        [=] STAGGER_HD(int j) {
+          const int s = list ? list[j] : j;
           const int i = p.body_island[s];
           if (m[i] && dense[i] < 0) body_velocity_from_impulses(p, s, impulse, v[s], w[s]);
         },
-        gather_work(p));
+        listed ? lists->num_contacts : gather_work(p));
     dense_.multiply(exec, ptr(blocks_), num_blocks(), m, p.num_contacts, p, impulse);
   }
   ContactVelocity<T> contact_velocities() { return dense_.velocity(p_, ptr(v_), ptr(w_)); }
@@ -379,9 +388,11 @@ struct StaggeredBatched {
     T *lipschitz_f = ptr(lipschitz_friction_), *lipschitz_c = ptr(lipschitz_contact_);
     T *peak_f = ptr(peak_friction_), *peak_c = ptr(peak_contact_);
     const T *tau = ptr(tau_), *scale = ptr(scale_), *r2 = ptr(island_value_);
+    int* active = ptr(active_);  // the mask of the islands iterating: apgd[i].active, for the loops
     exec.for_each(ni, [=] STAGGER_HD(int i) {
       ApgdIsland<T>& s = apgd[i];
       s = ApgdIsland<T>{};
+      active[i] = 0;
       if (!run_mask[i]) return;
       // L is at least 1, the largest diagonal entry of the scaled Delassus block; the previous
       // estimate (from this step's earlier passes or the previous step) is usually closer.
@@ -391,30 +402,48 @@ struct StaggeredBatched {
       s.scale = scale[i];
       s.best_residual = sqrt_of(r2[i]) * s.scale;
       s.active = s.best_residual > s.tolerance ? 1 : 0;
+      active[i] = s.active;
     });
 
     // Each iteration: [trial point] -> [velocities] -> [gradient + partial sums] -> [control: accept
-    // (rotate the buffers) or backtrack (the next trial redoes this one with L doubled)]. A pass over
-    // islands that are all done changes nothing, so the executor may check for "all done" only every
-    // few iterations.
-    int* active = ptr(active_);
+    // (rotate the buffers) or backtrack (the next trial redoes this one with L doubled)], over the
+    // islands still iterating: at each check of "any left?" (a count), the lists of their blocks,
+    // bodies and islands are rebuilt once they have halved (ActiveLists), else every element runs
+    // and done islands' are skipped by the mask. A pass over islands that are all done changes
+    // nothing, so the executor may check only every few iterations.
     const ApgdTerms<T>* terms = ptr(island_terms_);
+    ActiveLists<Exec>& lists = active_lists_;
+    lists.reset();
+    const ContactBlock* all_blocks = ptr(blocks_);
     for (int iteration = 0;; ++iteration) {
-      exec.for_each(ni, [=] STAGGER_HD(int i) { active[i] = apgd[i].active; });
-      if (iteration % exec.loop_check_interval() == 0 && !exec.any(active_, ni)) break;
-      for_contacts(active_, [=] STAGGER_HD(int k) {
-        const int i = p.contact_island[k];
-        const ApgdIsland<T>& s = apgd[i];
-        if (s.copy_best) {  // x_prev is the best point and the rotation after next would overwrite it
-          const int b = buffer_prev(s.rotation);
-          xba[k] = u.alpha[b][k];
-          copy_friction(p.friction_dims, u.beta[b] + k * p.friction_dims, xbb + k * p.friction_dims);
-        }
-        apgd_trial_point(p, k, QpPhase(phases[i]), s.lipschitz, s.momentum, s.rotation, u, g, impulse);
-      });
-      contact_velocities_from_impulses(active_);
-      block_reduce(
-          active_,
+      if (iteration % exec.loop_check_interval() == 0) {
+        const int left = lists.count(exec, active, ni);
+        if (left == 0) break;
+        if (compact_active_)
+          lists.update(exec, left, active, ni, all_blocks, num_blocks(), ptr(island_block_begin_),
+                       p_.island_contact_begin, p_.num_bodies, p_.body_island, p_.island_body_begin);
+      }
+      const int* block_list = lists.block_list();
+      const int* island_list = lists.island_list();
+      const int run_blocks = lists.listed ? lists.num_blocks : num_blocks();
+      const int run_islands = lists.listed ? lists.num_islands : ni;
+      const long long work = lists.listed ? lists.num_contacts : p.num_contacts;
+      exec.for_contacts(
+          all_blocks, run_blocks, active, work,
+          [=] STAGGER_HD(int k) {
+            const int i = p.contact_island[k];
+            const ApgdIsland<T>& s = apgd[i];
+            if (s.copy_best) {  // x_prev is the best point and the rotation after next would overwrite it
+              const int b = buffer_prev(s.rotation);
+              xba[k] = u.alpha[b][k];
+              copy_friction(p.friction_dims, u.beta[b] + k * p.friction_dims, xbb + k * p.friction_dims);
+            }
+            apgd_trial_point(p, k, QpPhase(phases[i]), s.lipschitz, s.momentum, s.rotation, u, g, impulse);
+          },
+          block_list);
+      contact_velocities_from_impulses(active_, &lists);
+      exec.block_reduce(
+          all_blocks, run_blocks, active, work,
           [=] STAGGER_HD(int k) {
             const int i = p.contact_island[k];
             const ApgdIsland<T>& s = apgd[i];
@@ -422,10 +451,15 @@ struct StaggeredBatched {
             contact_rows(p, k, vel(k), shift ? shift[k] : T(0), u.alpha[b][k], g.alpha[b], g.beta[b]);
             return apgd_terms(p, k, QpPhase(phases[i]), s.momentum, s.rotation, u, g);
           },
-          SumOp{}, ApgdTerms<T>{0, 0, 0, 0}, block_terms_);
-      island_reduce(active_, block_terms_, SumOp{}, ApgdTerms<T>{0, 0, 0, 0}, island_terms_);
-      exec.for_each(ni, [=] STAGGER_HD(int i) {
-        if (active[i]) apgd_control(apgd[i], terms[i], max_iterations);
+          SumOp{}, ApgdTerms<T>{0, 0, 0, 0}, ptr(block_terms_), block_list);
+      exec.island_reduce(run_islands, ptr(island_block_begin_), active, ptr(block_terms_), SumOp{},
+                         ApgdTerms<T>{0, 0, 0, 0}, ptr(island_terms_), island_list);
+      // The control, and the mask the next iteration's loops read.
+      exec.for_each(run_islands, [=] STAGGER_HD(int j) {
+        const int i = island_list ? island_list[j] : j;
+        if (!active[i]) return;
+        apgd_control(apgd[i], terms[i], max_iterations);
+        active[i] = apgd[i].active;
       });
     }
     IslandStats* stats = ptr(stats_);
@@ -743,6 +777,7 @@ struct StaggeredBatched {
   void run(const ContactProblem& structure, ProblemView<T> view, const SolverSettings& settings,
            const SolveControls& controls) {
     exec.configure(controls.block_size, controls.loop_check_interval);
+    compact_active_ = controls.compact_active;
     resize(structure);
     p_ = view;
     p_.friction_bound = ptr(bound_);

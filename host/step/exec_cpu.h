@@ -52,13 +52,16 @@ struct CpuExec {
   template <class F>
   void for_each(int n, F f, long long work = -1) { parallel_for(n, f, work); }
 
-  // f(k) for every contact k of the blocks whose island has mask[island] != 0.
+  // f(k) for every contact k of the blocks whose island has mask[island] != 0: of blocks
+  // 0..num_blocks, or of the blocks list[0..num_blocks) when a list is given (the islands still
+  // iterating, host/solve/active_lists.h).
   template <class F>
-  void for_contacts(const ContactBlock* blocks, int num_blocks, const int* mask, int num_contacts, F f) {
+  void for_contacts(const ContactBlock* blocks, int num_blocks, const int* mask, int num_contacts, F f,
+                    const int* list = nullptr) {
     parallel_for(
         num_blocks,
-        [&](int b) {
-          const ContactBlock blk = blocks[b];
+        [&](int j) {
+          const ContactBlock blk = blocks[list ? list[j] : j];
           if (!mask[blk.island]) return;
           for (int k = blk.begin; k < blk.end; ++k) f(k);
         },
@@ -66,13 +69,14 @@ struct CpuExec {
   }
 
   // out[b] = op-reduction of f(k) over the contacts of block b, for the blocks of masked islands
-  // (in contact order from `identity`; the GPU reduces the same block as a tree).
+  // (in contact order from `identity`; the GPU reduces the same block as a tree); b as above.
   template <class R, class F, class Op>
   void block_reduce(const ContactBlock* blocks, int num_blocks, const int* mask, int num_contacts, F f, Op op,
-                    R identity, R* out) {
+                    R identity, R* out, const int* list = nullptr) {
     parallel_for(
         num_blocks,
-        [&](int b) {
+        [&](int j) {
+          const int b = list ? list[j] : j;
           const ContactBlock blk = blocks[b];
           if (!mask[blk.island]) return;
           R sum = identity;
@@ -109,11 +113,13 @@ struct CpuExec {
   void plan_islands(const std::vector<int>&) {}
 
   // out[i] = op-reduction of values[b] over island i's blocks [blocks_of[i], blocks_of[i + 1]), for
-  // masked islands (in block order from `identity`; the GPU reduces them with one warp per island).
+  // masked islands (in block order from `identity`; the GPU reduces them with one warp per island):
+  // islands 0..num_islands, or list[0..num_islands) when a list is given.
   template <class R, class Op>
   void island_reduce(int num_islands, const int* blocks_of, const int* mask, const R* values, Op op, R identity,
-                     R* out) {
-    parallel_for(num_islands, [&](int i) {
+                     R* out, const int* list = nullptr) {
+    parallel_for(num_islands, [&](int j) {
+      const int i = list ? list[j] : j;
       if (!mask[i]) return;
       R sum = identity;
       for (int b = blocks_of[i]; b < blocks_of[i + 1]; ++b) sum = op(sum, values[b]);

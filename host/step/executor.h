@@ -10,9 +10,11 @@
 //   block_size(), loop_check_interval()  contacts per ContactBlock; APGD iterations between checks of
 //   configure(block, interval)           "any island still iterating?" (host/solve/contact_block.h)
 //   for_each(n, f, work)                 f(i) for i < n
-//   for_contacts(blocks, nb, mask, nc, f)        f(k) for the contacts of masked islands' blocks
-//   block_reduce(blocks, nb, mask, nc, f, op, identity, out)   per block: op over its f(k)
-//   island_reduce(ni, blocks_of, mask, values, op, identity, out)   per island: op over its blocks
+//   for_contacts(blocks, nb, mask, nc, f, list)  f(k) for the contacts of masked islands' blocks
+//   block_reduce(blocks, nb, mask, nc, f, op, identity, out, list)   per block: op over its f(k)
+//   island_reduce(ni, blocks_of, mask, values, op, identity, out, list)   per island: op over its blocks
+//                                        (list: the blocks or islands to run, host/solve/active_lists.h;
+//                                        nullptr or left out: all of them)
 //   plan_islands(blocks_of)              told the island layout once per solve
 //   any(flags, n)                        whether any of n flags is set
 //   exclusive_scan, stable_sort_by_key, reduce, batched_gemv   (collision stages, dense islands)
@@ -57,6 +59,13 @@ using Loops = decltype(std::declval<E&>().for_each(0, Body{}, 0LL),
                                                        Sum{}, 0.0, (double*)nullptr),
                        std::declval<E&>().island_reduce(0, (const int*)nullptr, (const int*)nullptr,
                                                         (const double*)nullptr, Sum{}, 0.0, (double*)nullptr),
+                       std::declval<E&>().for_contacts((const ContactBlock*)nullptr, 0, (const int*)nullptr, 0, Body{},
+                                                       (const int*)nullptr),
+                       std::declval<E&>().block_reduce((const ContactBlock*)nullptr, 0, (const int*)nullptr, 0, Value{},
+                                                       Sum{}, 0.0, (double*)nullptr, (const int*)nullptr),
+                       std::declval<E&>().island_reduce(0, (const int*)nullptr, (const int*)nullptr,
+                                                        (const double*)nullptr, Sum{}, 0.0, (double*)nullptr,
+                                                        (const int*)nullptr),
                        std::declval<E&>().plan_islands(std::declval<const std::vector<int>&>()));
 template <class E>
 using Queries = decltype(bool(std::declval<E&>().any(std::declval<const typename E::template Array<int>&>(), 0)),
@@ -82,7 +91,8 @@ constexpr bool check_executor() {
   static_assert(executor_check::Has<Exec, executor_check::Shape>::value,
                 "an executor provides block_size(), loop_check_interval() and configure(block, interval)");
   static_assert(executor_check::Has<Exec, executor_check::Loops>::value,
-                "an executor provides for_each, for_contacts, block_reduce, island_reduce and plan_islands");
+                "an executor provides for_each, for_contacts, block_reduce, island_reduce (each also over a list) and "
+                "plan_islands");
   static_assert(executor_check::Has<Exec, executor_check::Queries>::value,
                 "an executor provides any, exclusive_scan, stable_sort_by_key, reduce and batched_gemv");
   return true;

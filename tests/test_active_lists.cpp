@@ -1,0 +1,125 @@
+// The APGD loop's lists of the islands still iterating (host/solve/active_lists.h): they hold exactly
+// the active islands' blocks and bodies, in order, and a solve that launches over them returns the
+// same impulses and velocities bit for bit as one that launches over everything, in the CPU's shape
+// and in the GPU's (the CUDA path's twin).
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <vector>
+
+#include "helpers.h"
+#include "problem_builders.h"
+#include "solve/staggered_batched.h"
+#include "step/exec_cpu.h"
+
+using namespace stagger;
+using namespace stagger::test;
+
+TEST_CASE("active lists hold the blocks and bodies of the active islands, in order", "[solver][active_lists]") {
+  std::mt19937_64 rng(3);
+  for (int round = 0; round < 50; ++round) {
+    CAPTURE(round);
+    // Islands of 0-4 blocks and 0-5 bodies, laid out contiguously as the solve lays them.
+    const int ni = 1 + int(rng() % 30);
+    std::vector<int> block_begin{0}, body_begin{0}, contact_begin{0}, active(ni), body_island;
+    std::vector<ContactBlock> blocks;
+    for (int i = 0; i < ni; ++i) {
+      const int nb = int(rng() % 5), ns = int(rng() % 6);
+      for (int b = 0; b < nb; ++b) {
+        const int begin = contact_begin.back() + 7 * b;
+        blocks.push_back(ContactBlock{i, begin, begin + 7});
+      }
+      block_begin.push_back(int(blocks.size()));
+      contact_begin.push_back(contact_begin.back() + 7 * nb);
+      for (int s = 0; s < ns; ++s) body_island.push_back(i);
+      body_begin.push_back(int(body_island.size()));
+      active[i] = int(rng() % 3 == 0);
+    }
+    std::vector<int> want_islands, want_blocks, want_bodies;
+    long long want_contacts = 0;
+    for (int i = 0; i < ni; ++i)
+      if (active[i]) {
+        want_islands.push_back(i);
+        for (int b = block_begin[i]; b < block_begin[i + 1]; ++b) want_blocks.push_back(b);
+        for (int s = body_begin[i]; s < body_begin[i + 1]; ++s) want_bodies.push_back(s);
+        want_contacts += contact_begin[i + 1] - contact_begin[i];
+      }
+
+    CpuExec exec;
+    ActiveLists<CpuExec> lists;
+    const int left = lists.count(exec, active.data(), ni);
+    REQUIRE(left == int(want_islands.size()));
+    if (left == 0) continue;
+    lists.update(exec, left, active.data(), ni, blocks.data(), int(blocks.size()), block_begin.data(),
+                 contact_begin.data(), int(body_island.size()), body_island.data(), body_begin.data());
+    if (left == ni) {  // everything iterates: no lists, the loops run over all
+      REQUIRE_FALSE(lists.listed);
+      REQUIRE(lists.block_list() == nullptr);
+      continue;
+    }
+    REQUIRE(lists.listed);
+    REQUIRE(std::vector<int>(lists.islands.begin(), lists.islands.begin() + lists.num_islands) == want_islands);
+    REQUIRE(std::vector<int>(lists.blocks.begin(), lists.blocks.begin() + lists.num_blocks) == want_blocks);
+    REQUIRE(std::vector<int>(lists.bodies.begin(), lists.bodies.begin() + lists.num_bodies) == want_bodies);
+    REQUIRE(lists.num_contacts == want_contacts);
+
+    // Lists are kept while more than half of the listed islands still iterate, rebuilt below that.
+    std::vector<int> fewer = active;
+    int dropped = 0;
+    for (int i : want_islands)
+      if (2 * (left - dropped) > left + 1) {
+        fewer[i] = 0;
+        ++dropped;
+      }
+    const long long builds = lists.builds;
+    const int now = lists.count(exec, fewer.data(), ni);
+    lists.update(exec, now, fewer.data(), ni, blocks.data(), int(blocks.size()), block_begin.data(),
+                 contact_begin.data(), int(body_island.size()), body_island.data(), body_begin.data());
+    if (now > 0 && 2 * now > left) {
+      REQUIRE(lists.builds == builds);
+      REQUIRE(lists.num_islands == left);  // the old lists: a superset
+    }
+  }
+}
+
+TEST_CASE("a solve over the active lists equals one over every element, bit for bit", "[solver][active_lists]") {
+  // Many islands of different sizes and difficulty finish at different iterations, so the loops
+  // shrink to fewer and fewer islands.
+  for (Method method : {Method::staggered, Method::tresca_fixed_point, Method::successive_relaxation}) {
+    for (bool gpu_shape : {false, true}) {
+      for (unsigned seed = 1; seed <= 4; ++seed) {
+        CAPTURE(int(method), gpu_shape, seed);
+        const ContactProblem p = varied_problem(seed, 60, 20, 0.6);
+        SolverSettings s;
+        s.method = method;
+        s.tolerance = 1e-6;
+        SolveControls with, without;
+        if (gpu_shape)
+          for (SolveControls* c : {&with, &without}) {
+            c->block_size = kGpuBlockSize;
+            c->loop_check_interval = kGpuLoopCheckInterval;
+          }
+        without.compact_active = false;
+        StaggeredBatched<CpuExec, double> a, b;
+        const SolveResult ra = a.solve(p, s, with), rb = b.solve(p, s, without);
+        REQUIRE(a.active_lists_.builds > 0);  // the lists were used
+        REQUIRE(b.active_lists_.builds == 0);
+        REQUIRE(ra.alpha == rb.alpha);
+        REQUIRE(ra.beta == rb.beta);
+        for (int k = 0; k < p.num_bodies(); ++k) {
+          REQUIRE(ra.v[k].x == rb.v[k].x);
+          REQUIRE(ra.v[k].y == rb.v[k].y);
+          REQUIRE(ra.v[k].z == rb.v[k].z);
+          REQUIRE(ra.w[k].x == rb.w[k].x);
+          REQUIRE(ra.w[k].y == rb.w[k].y);
+          REQUIRE(ra.w[k].z == rb.w[k].z);
+        }
+        for (int i = 0; i < p.num_islands(); ++i) {
+          REQUIRE(ra.islands[i].inner_iterations == rb.islands[i].inner_iterations);
+          REQUIRE(ra.islands[i].outer_iterations == rb.islands[i].outer_iterations);
+          REQUIRE(ra.islands[i].converged == rb.islands[i].converged);
+        }
+      }
+    }
+  }
+}
