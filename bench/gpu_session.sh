@@ -10,7 +10,7 @@
 #
 # One device call may run 10 minutes at most, and a machine stays warm only briefly between calls,
 # so the session runs in stages named on the command line (default: all, in this order):
-#   build tests sanitize profile | cuda | iteration | bunny dense | cpu scaling
+#   build tests sanitize profile | cuda launch | iteration | bunny dense | cpu scaling
 # one call for each group between bars, in that order of priority (30 minutes of device time do not
 # cover them all); a later stage rebuilds only when the build directory is gone (a fresh machine).
 # Name .deps in the call's carry.
@@ -23,7 +23,7 @@ out="${OUT:-/tmp/stagger_gpu_out}"
 mkdir -p "$out"
 log() { echo "== $*" | tee -a "$out/session.log"; }
 skip() { echo "   skipped: $*" | tee -a "$out/session.log"; }
-stages="${*:-build tests sanitize profile cuda iteration bunny dense cpu scaling}"
+stages="${*:-build tests sanitize profile cuda launch iteration bunny dense cpu scaling}"
 want() { [[ " $stages " == *" $1 "* ]]; }
 build="${BUILD:-build-gpu}"
 gpu=0
@@ -93,7 +93,7 @@ fi
 fi
 
 if [ $gpu = 0 ]; then
-  for stage in cuda iteration bunny dense cpu scaling; do
+  for stage in cuda launch iteration bunny dense cpu scaling; do
     want $stage && log "$stage" && skip "no GPU (these stages measure the GPU machine)"
   done
   log "done (dry run without a GPU)"
@@ -102,6 +102,19 @@ fi
 if want cuda; then
 log "benchmark: CUDA backend next to the batched CPU backend (bench/run_cuda.sh)"
 BUILD="$build" timeout 420 bench/run_cuda.sh 2>&1 | cut -d, -f7,9,13,20,24,32,33 | tee -a "$out/session.log"
+fi
+
+if want launch; then
+log "the APGD loop's launches: lists of active islands (default) and CUDA graphs (STAGGER_CUDA_GRAPHS=1) against neither"
+# The same state hash is expected from every variant (same kernels, same order); steps/s says what each saves.
+for scene in "bench/scenes/spheres_pile_10k.json 200" "bench/scenes/spheres_pile_100k.json 30" "bench/scenes/box_stacks_900.json 300"; do
+  set -- $scene
+  for variant in "STAGGER_COMPACT_ACTIVE=0" "STAGGER_COMPACT_ACTIVE=1" "STAGGER_CUDA_GRAPHS=1"; do
+    line=$(env $variant timeout 200 "$build/stagger" run "$1" --backend cuda --steps "$2" --quiet --hash --out /tmp/launch_run 2>&1 |
+      awk '/^hash/ {h = $3} /steps\/s/ {match($0, /[0-9.]+ steps\/s/); r = substr($0, RSTART, RLENGTH)} END {print r, "hash", h}')
+    echo "   $(basename "$1") $2 steps, $variant: $line" | tee -a "$out/session.log"
+  done
+done
 fi
 
 if want bunny; then

@@ -113,6 +113,16 @@ struct NonZero {
   __host__ __device__ bool operator()(int flag) const { return flag != 0; }
 };
 
+// *count += the number of non-zero flags: a block reduction, then one integer atomic per thread
+// block into pinned host memory (the sum does not depend on the order of the atomics).
+__global__ inline void count_kernel(int n, const int* flags, int* count) {
+  using Reduce = cub::BlockReduce<int, kThreads>;
+  __shared__ typename Reduce::TempStorage storage;
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int total = Reduce(storage).Sum(i < n && flags[i] != 0 ? 1 : 0);
+  if (threadIdx.x == 0 && total > 0) atomicAdd(count, total);
+}
+
 // Device memory for the executor's arrays. After a device fault every later cudaFree reports the
 // fault again; Thrust's own allocator then throws from a destructor while the first error unwinds,
 // which terminates the program before the run can report the fault and keep its last good state.
@@ -207,13 +217,30 @@ struct CudaExec {
   }
 
   // STAGGER_CUDA_SYNC=1 synchronizes and checks after every launch (debugging: the error is then
-  // reported at the launch that caused it).
+  // reported at the launch that caused it; not while a graph is captured).
   bool sync_every_launch = std::getenv("STAGGER_CUDA_SYNC") != nullptr;
+  // STAGGER_CUDA_GRAPHS=1: repeat() captures the iterations between two checks as a CUDA graph and
+  // replays it (see repeat). Off by default until a GPU has measured it against plain launches.
+  bool use_graphs = std::getenv("STAGGER_CUDA_GRAPHS") != nullptr && std::atoi(std::getenv("STAGGER_CUDA_GRAPHS")) != 0;
+  bool capturing_ = false;
+
+  // Every launch, copy and Thrust call of the executor runs on one stream (a graph is captured from a
+  // stream). It is a blocking stream, so work other code queues on the legacy default stream (Thrust
+  // vector assignments, cudaMemcpy) stays ordered with it. Shared by copies of the executor.
+  std::shared_ptr<std::remove_pointer_t<cudaStream_t>> stream_holder_;
+  cudaStream_t stream() {
+    if (!stream_holder_) {
+      cudaStream_t s = nullptr;
+      check(cudaStreamCreate(&s));
+      stream_holder_.reset(s, [](cudaStream_t t) { cudaStreamDestroy(t); });
+    }
+    return stream_holder_.get();
+  }
 
   // Thrust's temporaries come from here (TemporaryCache), shared by copies of the executor; every
   // Thrust call runs on this policy, after a check of the errors launches have left.
   std::shared_ptr<cuda_exec::TemporaryCache> temporaries_ = std::make_shared<cuda_exec::TemporaryCache>();
-  auto thrust_policy() { return thrust::cuda::par(*temporaries_); }
+  auto thrust_policy() { return thrust::cuda::par(*temporaries_).on(stream()); }
 
   template <class T>
   static T* ptr(Array<T>& a) { return thrust::raw_pointer_cast(a.data()); }
@@ -234,21 +261,23 @@ struct CudaExec {
   }
   void check(const char* what) {
     cudaError_t e = cudaGetLastError();
-    if (e == cudaSuccess && sync_every_launch) e = cudaDeviceSynchronize();
+    if (e == cudaSuccess && sync_every_launch && !capturing_) e = cudaStreamSynchronize(stream());
     if (e != cudaSuccess) throw std::runtime_error(std::string("CUDA ") + what + ": " + cudaGetErrorString(e));
   }
 
   template <class F>
   void for_each(int n, F f, long long /*work: one thread per element regardless*/ = -1) {
     if (n <= 0) return;
-    cuda_exec::for_each_kernel<<<(n + cuda_exec::kThreads - 1) / cuda_exec::kThreads, cuda_exec::kThreads>>>(n, f);
+    cuda_exec::for_each_kernel<<<(n + cuda_exec::kThreads - 1) / cuda_exec::kThreads, cuda_exec::kThreads, 0, stream()>>>(
+        n, f);
     check("for_each launch");
   }
 
   template <class F>
   void for_contacts(const ContactBlock* blocks, int num_blocks, const int* mask, int, F f, const int* list = nullptr) {
     if (num_blocks <= 0) return;
-    cuda_exec::for_contacts_kernel<<<warp_grid(num_blocks), cuda_exec::kThreads>>>(blocks, num_blocks, list, mask, f);
+    cuda_exec::for_contacts_kernel<<<warp_grid(num_blocks), cuda_exec::kThreads, 0, stream()>>>(blocks, num_blocks, list,
+                                                                                              mask, f);
     check("for_contacts launch");
   }
 
@@ -256,8 +285,8 @@ struct CudaExec {
   void block_reduce(const ContactBlock* blocks, int num_blocks, const int* mask, int, F f, Op op, R identity, R* out,
                     const int* list = nullptr) {
     if (num_blocks <= 0) return;
-    cuda_exec::block_reduce_kernel<<<warp_grid(num_blocks), cuda_exec::kThreads>>>(blocks, num_blocks, list, mask, f,
-                                                                                  op, identity, out);
+    cuda_exec::block_reduce_kernel<<<warp_grid(num_blocks), cuda_exec::kThreads, 0, stream()>>>(
+        blocks, num_blocks, list, mask, f, op, identity, out);
     check("block_reduce launch");
   }
 
@@ -276,6 +305,7 @@ struct CudaExec {
       cublasHandle_t handle = nullptr;
       check(cublasCreate(&handle), "create");
       cublas_.reset(handle, [](cublasHandle_t h) { cublasDestroy(h); });
+      check(cublasSetStream(handle, stream()), "set stream");
     }
     const T one = T(1), zero = T(0);
     const long long matrix_stride = (long long)rows * rows, vector_stride = rows;
@@ -307,10 +337,10 @@ struct CudaExec {
   void island_reduce(int num_islands, const int* blocks_of, const int* mask, const R* values, Op op, R identity,
                      R* out, const int* list = nullptr) {
     if (num_islands <= 0) return;
-    cuda_exec::island_reduce_kernel<<<warp_grid(num_islands), cuda_exec::kThreads>>>(num_islands, list, blocks_of,
-                                                                                    mask, values, op, identity, out);
+    cuda_exec::island_reduce_kernel<<<warp_grid(num_islands), cuda_exec::kThreads, 0, stream()>>>(
+        num_islands, list, blocks_of, mask, values, op, identity, out);
     if (num_large_islands_ > 0)
-      cuda_exec::large_island_reduce_kernel<<<num_large_islands_, cuda_exec::kThreads>>>(
+      cuda_exec::large_island_reduce_kernel<<<num_large_islands_, cuda_exec::kThreads, 0, stream()>>>(
           ptr(large_islands_), blocks_of, mask, values, op, identity, out);
     check("island_reduce launch");
   }
@@ -318,9 +348,10 @@ struct CudaExec {
   long long exclusive_scan(const int* in, int n, int* out) {
     if (n <= 0) return 0;
     int last = 0, last_out = 0;
-    check(cudaMemcpy(&last, in + n - 1, sizeof(int), cudaMemcpyDeviceToHost));  // before an in-place scan
+    check(cudaMemcpyAsync(&last, in + n - 1, sizeof(int), cudaMemcpyDeviceToHost, stream()));  // before an in-place scan
     thrust::exclusive_scan(thrust_policy(), in, in + n, out);
-    check(cudaMemcpy(&last_out, out + n - 1, sizeof(int), cudaMemcpyDeviceToHost));
+    check(cudaMemcpyAsync(&last_out, out + n - 1, sizeof(int), cudaMemcpyDeviceToHost, stream()));
+    check(cudaStreamSynchronize(stream()));
     check("exclusive_scan");
     return (long long)last_out + last;
   }
@@ -348,6 +379,73 @@ struct CudaExec {
     bool result = thrust::any_of(thrust_policy(), begin, begin + n, cuda_exec::NonZero{});
     check("any");
     return result;
+  }
+
+  // How many of flags[0..n) are non-zero: one kernel that adds into pinned host memory, then a wait
+  // for the stream, no copy (the APGD loop's check; Thrust's reductions allocate, launch and copy).
+  std::shared_ptr<int> pinned_count_;
+  int count(const int* flags, int n) {
+    if (n <= 0) return 0;
+    if (!pinned_count_) {
+      void* p = nullptr;
+      check(cudaHostAlloc(&p, sizeof(int), cudaHostAllocMapped));
+      pinned_count_.reset(static_cast<int*>(p), [](int* q) { cudaFreeHost(q); });
+    }
+    int* host = pinned_count_.get();
+    int* device = nullptr;
+    check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device), host, 0));
+    *host = 0;
+    cuda_exec::count_kernel<<<(n + cuda_exec::kThreads - 1) / cuda_exec::kThreads, cuda_exec::kThreads, 0, stream()>>>(
+        n, flags, device);
+    check("count launch");
+    check(cudaStreamSynchronize(stream()));
+    return *static_cast<volatile int*>(host);
+  }
+
+  // body() `times` times: the APGD iterations between two checks, whose launches have the same
+  // arguments every time (the state they change lives on the device). With graphs on, after one
+  // plain call the launches are captured into a CUDA graph that is launched for the rest: one
+  // launch instead of four or five per iteration. The executable graph is kept and updated in place
+  // (cudaGraphExecUpdate) while the captured launches keep their shape, instantiated again otherwise.
+  std::shared_ptr<std::remove_pointer_t<cudaGraphExec_t>> graph_exec_;
+  template <class Body>
+  void repeat(int times, Body&& body) {
+    if (!use_graphs || times <= 1) {
+      for (int t = 0; t < times; ++t) body();
+      return;
+    }
+    // The first time plainly: whatever a launch sets up on first use (a cuBLAS handle, a buffer)
+    // must not happen inside a capture.
+    body();
+    --times;
+    cudaGraph_t graph = nullptr;
+    check("before a graph capture");
+    check(cudaStreamBeginCapture(stream(), cudaStreamCaptureModeThreadLocal));
+    capturing_ = true;
+    try {
+      body();
+    } catch (...) {
+      capturing_ = false;
+      cudaStreamEndCapture(stream(), &graph);
+      if (graph) cudaGraphDestroy(graph);
+      throw;
+    }
+    capturing_ = false;
+    check(cudaStreamEndCapture(stream(), &graph));
+    std::shared_ptr<std::remove_pointer_t<cudaGraph_t>> captured(graph, [](cudaGraph_t g) { cudaGraphDestroy(g); });
+    bool updated = false;
+    if (graph_exec_) {
+      cudaGraphExecUpdateResultInfo info;
+      updated = cudaGraphExecUpdate(graph_exec_.get(), graph, &info) == cudaSuccess;
+      if (!updated) cudaGetLastError();  // an update that does not fit is not an error: instantiate anew
+    }
+    if (!updated) {
+      cudaGraphExec_t instance = nullptr;
+      check(cudaGraphInstantiate(&instance, graph, 0));
+      graph_exec_.reset(instance, [](cudaGraphExec_t e) { cudaGraphExecDestroy(e); });
+    }
+    for (int t = 0; t < times; ++t) check(cudaGraphLaunch(graph_exec_.get(), stream()));
+    check("graph launch");
   }
 };
 static_assert(check_executor<CudaExec>());

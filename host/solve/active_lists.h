@@ -33,14 +33,9 @@ struct ActiveLists {
 
   void reset() { listed = false; }
 
-  // How many islands have active[i] != 0 (a scan: the one round trip of a check on the GPU); leaves
-  // their positions for build().
-  int count(Exec& exec, const int* active, int ni) {
-    if (int(island_position.size()) < ni) Exec::fill(island_position, ni, 0);
-    int* position = Exec::ptr(island_position);
-    exec.for_each(ni, [=] STAGGER_HD(int i) { position[i] = active[i] ? 1 : 0; });
-    return int(exec.exclusive_scan(position, ni, position));
-  }
+  // How many islands have active[i] != 0 (on the GPU one kernel into pinned memory: the one round
+  // trip of a check).
+  int count(Exec& exec, const int* active, int ni) { return exec.count(active, ni); }
 
   // After count() returned `left` (> 0): lists again when the islands left are at most half of those
   // listed (so a loop rebuilds O(log islands) times, not at every check), none while all iterate.
@@ -53,6 +48,7 @@ struct ActiveLists {
     }
     if (listed && 2 * left > num_islands) return;
     if (int(islands.size()) < ni) {
+      Exec::fill(island_position, ni, 0);
       Exec::fill(islands, ni, 0);
       Exec::fill(block_start, ni, 0);
       Exec::fill(body_start, ni, 0);
@@ -60,7 +56,9 @@ struct ActiveLists {
     }
     if (int(blocks.size()) < nb) Exec::fill(blocks, nb, 0);
     if (int(bodies.size()) < ns) Exec::fill(bodies, ns, 0);
-    const int* position = Exec::ptr(island_position);
+    int* position = Exec::ptr(island_position);
+    exec.for_each(ni, [=] STAGGER_HD(int i) { position[i] = active[i] ? 1 : 0; });
+    exec.exclusive_scan(position, ni, position);
     int *island = Exec::ptr(islands), *block_at = Exec::ptr(block_start), *body_at = Exec::ptr(body_start);
     int* contact_count = Exec::ptr(contacts);
     exec.for_each(ni, [=] STAGGER_HD(int i) {

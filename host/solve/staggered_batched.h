@@ -410,56 +410,57 @@ struct StaggeredBatched {
     // islands still iterating: at each check of "any left?" (a count), the lists of their blocks,
     // bodies and islands are rebuilt once they have halved (ActiveLists), else every element runs
     // and done islands' are skipped by the mask. A pass over islands that are all done changes
-    // nothing, so the executor may check only every few iterations.
+    // nothing, so the executor may check only every few iterations (and replay those as a graph).
     const ApgdTerms<T>* terms = ptr(island_terms_);
     ActiveLists<Exec>& lists = active_lists_;
     lists.reset();
     const ContactBlock* all_blocks = ptr(blocks_);
-    for (int iteration = 0;; ++iteration) {
-      if (iteration % exec.loop_check_interval() == 0) {
-        const int left = lists.count(exec, active, ni);
-        if (left == 0) break;
-        if (compact_active_)
-          lists.update(exec, left, active, ni, all_blocks, num_blocks(), ptr(island_block_begin_),
-                       p_.island_contact_begin, p_.num_bodies, p_.body_island, p_.island_body_begin);
-      }
+    for (;;) {
+      const int left = lists.count(exec, active, ni);
+      if (left == 0) break;
+      if (compact_active_)
+        lists.update(exec, left, active, ni, all_blocks, num_blocks(), ptr(island_block_begin_),
+                     p_.island_contact_begin, p_.num_bodies, p_.body_island, p_.island_body_begin);
       const int* block_list = lists.block_list();
       const int* island_list = lists.island_list();
       const int run_blocks = lists.listed ? lists.num_blocks : num_blocks();
       const int run_islands = lists.listed ? lists.num_islands : ni;
       const long long work = lists.listed ? lists.num_contacts : p.num_contacts;
-      exec.for_contacts(
-          all_blocks, run_blocks, active, work,
-          [=] STAGGER_HD(int k) {
-            const int i = p.contact_island[k];
-            const ApgdIsland<T>& s = apgd[i];
-            if (s.copy_best) {  // x_prev is the best point and the rotation after next would overwrite it
-              const int b = buffer_prev(s.rotation);
-              xba[k] = u.alpha[b][k];
-              copy_friction(p.friction_dims, u.beta[b] + k * p.friction_dims, xbb + k * p.friction_dims);
-            }
-            apgd_trial_point(p, k, QpPhase(phases[i]), s.lipschitz, s.momentum, s.rotation, u, g, impulse);
-          },
-          block_list);
-      contact_velocities_from_impulses(active_, &lists);
-      exec.block_reduce(
-          all_blocks, run_blocks, active, work,
-          [=] STAGGER_HD(int k) {
-            const int i = p.contact_island[k];
-            const ApgdIsland<T>& s = apgd[i];
-            const int b = buffer_trial(s.rotation);
-            contact_rows(p, k, vel(k), shift ? shift[k] : T(0), u.alpha[b][k], g.alpha[b], g.beta[b]);
-            return apgd_terms(p, k, QpPhase(phases[i]), s.momentum, s.rotation, u, g);
-          },
-          SumOp{}, ApgdTerms<T>{0, 0, 0, 0}, ptr(block_terms_), block_list);
-      exec.island_reduce(run_islands, ptr(island_block_begin_), active, ptr(block_terms_), SumOp{},
-                         ApgdTerms<T>{0, 0, 0, 0}, ptr(island_terms_), island_list);
-      // The control, and the mask the next iteration's loops read.
-      exec.for_each(run_islands, [=] STAGGER_HD(int j) {
-        const int i = island_list ? island_list[j] : j;
-        if (!active[i]) return;
-        apgd_control(apgd[i], terms[i], max_iterations);
-        active[i] = apgd[i].active;
+      // The iterations until the next check: the same launches with the same arguments each time.
+      exec.repeat(exec.loop_check_interval(), [&] {
+        exec.for_contacts(
+            all_blocks, run_blocks, active, work,
+            [=] STAGGER_HD(int k) {
+              const int i = p.contact_island[k];
+              const ApgdIsland<T>& s = apgd[i];
+              if (s.copy_best) {  // x_prev is the best point and the rotation after next would overwrite it
+                const int b = buffer_prev(s.rotation);
+                xba[k] = u.alpha[b][k];
+                copy_friction(p.friction_dims, u.beta[b] + k * p.friction_dims, xbb + k * p.friction_dims);
+              }
+              apgd_trial_point(p, k, QpPhase(phases[i]), s.lipschitz, s.momentum, s.rotation, u, g, impulse);
+            },
+            block_list);
+        contact_velocities_from_impulses(active_, &lists);
+        exec.block_reduce(
+            all_blocks, run_blocks, active, work,
+            [=] STAGGER_HD(int k) {
+              const int i = p.contact_island[k];
+              const ApgdIsland<T>& s = apgd[i];
+              const int b = buffer_trial(s.rotation);
+              contact_rows(p, k, vel(k), shift ? shift[k] : T(0), u.alpha[b][k], g.alpha[b], g.beta[b]);
+              return apgd_terms(p, k, QpPhase(phases[i]), s.momentum, s.rotation, u, g);
+            },
+            SumOp{}, ApgdTerms<T>{0, 0, 0, 0}, ptr(block_terms_), block_list);
+        exec.island_reduce(run_islands, ptr(island_block_begin_), active, ptr(block_terms_), SumOp{},
+                           ApgdTerms<T>{0, 0, 0, 0}, ptr(island_terms_), island_list);
+        // The control, and the mask the next iteration's loops read.
+        exec.for_each(run_islands, [=] STAGGER_HD(int j) {
+          const int i = island_list ? island_list[j] : j;
+          if (!active[i]) return;
+          apgd_control(apgd[i], terms[i], max_iterations);
+          active[i] = apgd[i].active;
+        });
       });
     }
     IslandStats* stats = ptr(stats_);

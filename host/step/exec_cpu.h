@@ -162,6 +162,18 @@ struct CpuExec {
   }
 
   bool any(const Array<int>& flags, int n) { return std::any_of(flags.begin(), flags.begin() + n, [](int f) { return f != 0; }); }
+  // How many of flags[0..n) are non-zero.
+  int count(const int* flags, int n) {
+    int c = 0;
+    for (int i = 0; i < n; ++i) c += flags[i] != 0;
+    return c;
+  }
+  // body() `times` times (the APGD iterations between two checks; the GPU may replay them as a graph,
+  // so body's launches must not depend on host state that changes between the calls).
+  template <class Body>
+  void repeat(int times, Body&& body) {
+    for (int t = 0; t < times; ++t) body();
+  }
 };
 static_assert(check_executor<CpuExec>());
 

@@ -16,7 +16,9 @@
 //                                        (list: the blocks or islands to run, host/solve/active_lists.h;
 //                                        nullptr or left out: all of them)
 //   plan_islands(blocks_of)              told the island layout once per solve
-//   any(flags, n)                        whether any of n flags is set
+//   any(flags, n), count(flags, n)       whether any of n flags is set; how many (the APGD loop's check)
+//   repeat(times, body)                  body() `times` times: the APGD iterations between two checks
+//                                        (the GPU may capture them as a CUDA graph and replay it)
 //   exclusive_scan, stable_sort_by_key, reduce, batched_gemv   (collision stages, dense islands)
 //
 // Where the two differ in meaning (block size, summation order, check interval): docs/backends.md.
@@ -67,8 +69,14 @@ using Loops = decltype(std::declval<E&>().for_each(0, Body{}, 0LL),
                                                         (const double*)nullptr, Sum{}, 0.0, (double*)nullptr,
                                                         (const int*)nullptr),
                        std::declval<E&>().plan_islands(std::declval<const std::vector<int>&>()));
+struct Repeated {
+  void operator()() const {}
+};
+
 template <class E>
 using Queries = decltype(bool(std::declval<E&>().any(std::declval<const typename E::template Array<int>&>(), 0)),
+                         int(std::declval<E&>().count((const int*)nullptr, 0)),
+                         std::declval<E&>().repeat(1, Repeated{}),
                          (long long)(std::declval<E&>().exclusive_scan((const int*)nullptr, 0, (int*)nullptr)),
                          std::declval<E&>().stable_sort_by_key(std::declval<typename E::template Array<long long>&>(),
                                                                std::declval<typename E::template Array<int>&>()),
@@ -94,7 +102,7 @@ constexpr bool check_executor() {
                 "an executor provides for_each, for_contacts, block_reduce, island_reduce (each also over a list) and "
                 "plan_islands");
   static_assert(executor_check::Has<Exec, executor_check::Queries>::value,
-                "an executor provides any, exclusive_scan, stable_sort_by_key, reduce and batched_gemv");
+                "an executor provides any, count, repeat, exclusive_scan, stable_sort_by_key, reduce and batched_gemv");
   return true;
 }
 

@@ -1,9 +1,15 @@
-// The APGD loop's lists of the islands still iterating (host/solve/active_lists.h): they hold exactly
-// the active islands' blocks and bodies, in order, and a solve that launches over them returns the
-// same impulses and velocities bit for bit as one that launches over everything, in the CPU's shape
-// and in the GPU's (the CUDA path's twin).
+// The APGD loop's launch structure on the CPU twin, for what the GPU does with it:
+// - the lists of the islands still iterating (host/solve/active_lists.h) hold exactly the active
+//   islands' blocks and bodies, in order, and a solve that launches over them returns the same
+//   impulses and velocities bit for bit as one that launches over everything, in the CPU's shape and
+//   in the GPU's;
+// - the iterations between two checks may be captured once and replayed (a CUDA graph, CudaExec::
+//   repeat): an executor that records the launches of one iteration and replays them, as a graph
+//   would, gives the same results bit for bit, so no launch depends on host state that changes
+//   between iterations.
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -119,6 +125,92 @@ TEST_CASE("a solve over the active lists equals one over every element, bit for 
           REQUIRE(ra.islands[i].outer_iterations == rb.islands[i].outer_iterations);
           REQUIRE(ra.islands[i].converged == rb.islands[i].converged);
         }
+      }
+    }
+  }
+}
+
+namespace {
+
+// CpuExec, except that repeat() runs the body once, then records the launches of one more call
+// without running them and replays the recording for the remaining iterations: what a CUDA graph
+// captured from the body does (arguments fixed at capture, host code in the body not run again).
+struct GraphTwinExec : CpuExec {
+  bool recording = false;
+  std::vector<std::function<void()>> recorded;
+  long long replays = 0;
+
+  template <class F>
+  void for_each(int n, F f, long long work = -1) {
+    if (recording) recorded.push_back([=] { parallel_for(n, f, work); });
+    else CpuExec::for_each(n, f, work);
+  }
+  template <class F>
+  void for_contacts(const ContactBlock* blocks, int nb, const int* mask, int nc, F f, const int* list = nullptr) {
+    if (recording) recorded.push_back([=] { CpuExec{*this}.for_contacts(blocks, nb, mask, nc, f, list); });
+    else CpuExec::for_contacts(blocks, nb, mask, nc, f, list);
+  }
+  template <class R, class F, class Op>
+  void block_reduce(const ContactBlock* blocks, int nb, const int* mask, int nc, F f, Op op, R identity, R* out,
+                    const int* list = nullptr) {
+    if (recording)
+      recorded.push_back([=] { CpuExec{*this}.block_reduce(blocks, nb, mask, nc, f, op, identity, out, list); });
+    else CpuExec::block_reduce(blocks, nb, mask, nc, f, op, identity, out, list);
+  }
+  template <class R, class Op>
+  void island_reduce(int ni, const int* blocks_of, const int* mask, const R* values, Op op, R identity, R* out,
+                     const int* list = nullptr) {
+    if (recording)
+      recorded.push_back([=] { CpuExec{*this}.island_reduce(ni, blocks_of, mask, values, op, identity, out, list); });
+    else CpuExec::island_reduce(ni, blocks_of, mask, values, op, identity, out, list);
+  }
+  template <class Body>
+  void repeat(int times, Body&& body) {
+    if (times <= 1) {
+      for (int t = 0; t < times; ++t) body();
+      return;
+    }
+    body();
+    recorded.clear();
+    recording = true;
+    body();
+    recording = false;
+    for (int t = 1; t < times; ++t) {
+      for (const auto& launch : recorded) launch();
+      ++replays;
+    }
+  }
+};
+static_assert(check_executor<GraphTwinExec>());
+
+}  // namespace
+
+TEST_CASE("the iterations between checks replayed as a recording equal the plain loop, bit for bit",
+          "[solver][graphs]") {
+  for (Method method : {Method::staggered, Method::tresca_fixed_point, Method::successive_relaxation}) {
+    for (unsigned seed = 1; seed <= 4; ++seed) {
+      CAPTURE(int(method), seed);
+      const ContactProblem p = varied_problem(seed, 40, 20, 0.6);
+      SolverSettings s;
+      s.method = method;
+      s.tolerance = 1e-6;
+      SolveControls gpu_shape;
+      gpu_shape.block_size = kGpuBlockSize;
+      gpu_shape.loop_check_interval = kGpuLoopCheckInterval;
+      StaggeredBatched<CpuExec, double> plain;
+      StaggeredBatched<GraphTwinExec, double> replayed;
+      const SolveResult a = plain.solve(p, s, gpu_shape), b = replayed.solve(p, s, gpu_shape);
+      REQUIRE(replayed.exec.replays > 0);
+      REQUIRE(a.alpha == b.alpha);
+      REQUIRE(a.beta == b.beta);
+      for (int k = 0; k < p.num_bodies(); ++k) {
+        REQUIRE(a.v[k].x == b.v[k].x);
+        REQUIRE(a.v[k].z == b.v[k].z);
+        REQUIRE(a.w[k].y == b.w[k].y);
+      }
+      for (int i = 0; i < p.num_islands(); ++i) {
+        REQUIRE(a.islands[i].inner_iterations == b.islands[i].inner_iterations);
+        REQUIRE(a.islands[i].outer_iterations == b.islands[i].outer_iterations);
       }
     }
   }
