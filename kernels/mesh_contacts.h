@@ -16,17 +16,35 @@ namespace stagger {
 // samples (box lattice points), kept apart from the first body's sample ids.
 constexpr uint32_t kOtherSampleKey = 1u << 24;
 
+// Which of a mesh pair's contacts a call makes. A pair's contacts come in two sides, in order: side 0,
+// the samples of its first sampled mesh (mesh A on a plane, mesh B under a sphere or a box, mesh A in
+// a mesh-mesh pair); side 1, what follows them (mesh B's samples in a mesh-mesh pair, a box's
+// lattice points, a sphere's point nearest to B; nothing on a plane). Of a side's mesh, only the
+// sample clusters [begin, end) (a mesh without clusters: all of its samples when begin is 0). The
+// default is the whole pair. The GPU's narrow phase runs a bunny pair as one work item per cluster
+// instead of one thread for thousands of samples (pair_part, narrowphase.h); the items' contacts,
+// concatenated, are the whole pair's, in the same order.
+struct PairPart {
+  int side = -1;  // -1: both sides
+  int begin = 0, end = 1 << 30;
+  STAGGER_HD STAGGER_INLINE bool has(int s) const { return side < 0 || side == s; }
+};
+
 // Calls visit(s) for each sample s of mesh m, in order, except those of clusters that `far(centre,
 // radius)` (body frame) shows to lie wholly beyond the contact margin: a pair of bunnies tests about
 // one point per cluster where they are apart instead of every sample. The bounds are conservative,
-// so the contacts are exactly those of testing every sample (tests/test_mesh.cpp checks it).
+// so the contacts are exactly those of testing every sample (tests/test_mesh.cpp checks it). Only
+// the clusters [begin, end) of `part`.
 template <class Far, class Visit>
-STAGGER_HD STAGGER_INLINE void for_near_samples(const MeshView& m, const Far& far, const Visit& visit) {
+STAGGER_HD STAGGER_INLINE void for_near_samples(const MeshView& m, const Far& far, const Visit& visit,
+                                                const PairPart& part) {
   if (!m.clusters) {
-    for (int s = 0; s < m.num_samples; ++s) visit(s);
+    if (part.begin == 0)
+      for (int s = 0; s < m.num_samples; ++s) visit(s);
     return;
   }
-  for (int k = 0; k < m.num_clusters; ++k) {
+  const int end = part.end < m.num_clusters ? part.end : m.num_clusters;
+  for (int k = part.begin; k < end; ++k) {
     const SampleCluster& c = m.clusters[k];
     if (far(c.centre, c.radius)) continue;
     for (int s = c.begin; s < m.clusters[k + 1].begin; ++s) visit(s);
@@ -71,7 +89,8 @@ STAGGER_HD STAGGER_INLINE void sample_against_field(Vec3<double> p, const MeshVi
 // Mesh (A) on a plane (B): every sample below the margin.
 template <class Sink>
 STAGGER_HD STAGGER_INLINE void collide_mesh_plane(const MeshView& m, const BodyPose& mesh, const BodyPose& plane,
-                                                  double margin, Sink& sink) {
+                                                  double margin, Sink& sink, const PairPart& part = {}) {
+  if (!part.has(0)) return;
   Vec3<double> n = rotate(plane.q, Vec3<double>{0, 0, 1});
   Mat3<double> r = rotation(mesh.q);
   auto far = [&](Vec3<double> centre, double radius) { return dot(mesh.x + r * centre - plane.x, n) - radius >= margin; };
@@ -85,7 +104,7 @@ STAGGER_HD STAGGER_INLINE void collide_mesh_plane(const MeshView& m, const BodyP
     c.point = p - (0.5 * d) * n;
     c.feature = uint32_t(s);
     sink(c);
-  });
+  }, part);
 }
 
 // Sphere (A) against mesh (B). A sphere whose centre lies in B's grid is one point against B's
@@ -94,10 +113,11 @@ STAGGER_HD STAGGER_INLINE void collide_mesh_plane(const MeshView& m, const BodyP
 // sphere's point nearest to B against B's field (for B's faces, which samples only dot).
 template <class Sink>
 STAGGER_HD STAGGER_INLINE void collide_sphere_mesh(Vec3<double> xs, double r, const MeshView& m, const BodyPose& mesh,
-                                                   double margin, Sink& sink) {
+                                                   double margin, Sink& sink, const PairPart& part = {}) {
   Mat3<double> rm = rotation(mesh.q);
   Vec3<double> centre = transpose(rm) * (xs - mesh.x);
   if (in_field_box(m, centre, 0.0)) {
+    if (!part.has(0) || part.begin != 0) return;  // the pair's one contact belongs to its first item
     Vec3<double> g;
     double gap = mesh_distance(m, centre, g) - r;
     if (gap >= margin) return;
@@ -111,7 +131,7 @@ STAGGER_HD STAGGER_INLINE void collide_sphere_mesh(Vec3<double> xs, double r, co
     return;
   }
   auto far = [&](Vec3<double> at, double radius) { return norm(xs - (mesh.x + rm * at)) - r - radius >= margin; };
-  for_near_samples(m, far, [&](int s) {
+  if (part.has(0)) for_near_samples(m, far, [&](int s) {
     Vec3<double> p = mesh.x + rm * m.samples[s];
     Vec3<double> d = xs - p;
     double dist = norm(d);
@@ -124,7 +144,8 @@ STAGGER_HD STAGGER_INLINE void collide_sphere_mesh(Vec3<double> xs, double r, co
     c.point = p + (0.5 * gap) * n;
     c.feature = uint32_t(s) + 1;
     sink(c);
-  });
+  }, part);
+  if (!part.has(1)) return;
   Vec3<double> toward;  // from B toward the centre, by the field extended beyond its grid
   mesh_distance(m, centre, toward);
   sample_against_field(xs - r * (rm * toward), m, mesh, rm, margin, kOtherSampleKey, 1.0, sink);
@@ -158,13 +179,14 @@ struct BoxLattice {
 // points against B's field.
 template <class Sink>
 STAGGER_HD STAGGER_INLINE void collide_box_mesh(const BodyPose& box, Vec3<double> e, const MeshView& m,
-                                                const BodyPose& mesh, double margin, Sink& sink) {
+                                                const BodyPose& mesh, double margin, Sink& sink,
+                                                const PairPart& part = {}) {
   Mat3<double> rm = rotation(mesh.q), rb = rotation(box.q);
   auto far = [&](Vec3<double> centre, double radius) {  // the cluster as a sphere against the box
     ContactPoint<double> unused;
     return !collide_sphere_box(mesh.x + rm * centre, radius, box, e, margin, &unused);
   };
-  for_near_samples(m, far, [&](int s) {
+  if (part.has(0)) for_near_samples(m, far, [&](int s) {
     Vec3<double> p = mesh.x + rm * m.samples[s];
     ContactPoint<double> c;
     // A sample is a sphere of radius 0: the sphere-box contact, normal from the box into it.
@@ -172,7 +194,8 @@ STAGGER_HD STAGGER_INLINE void collide_box_mesh(const BodyPose& box, Vec3<double
     c.normal = -1.0 * c.normal;  // from the mesh (B) into the box (A)
     c.feature = uint32_t(s);
     sink(c);
-  });
+  }, part);
+  if (!part.has(1)) return;
   BoxLattice lattice(e, m.sample_spacing);
   for (int id = 0; id < lattice.size(); ++id) {
     Vec3<double> local;
@@ -184,16 +207,17 @@ STAGGER_HD STAGGER_INLINE void collide_box_mesh(const BodyPose& box, Vec3<double
 // Mesh (A) against mesh (B): A's samples against B's field, then B's against A's.
 template <class Sink>
 STAGGER_HD STAGGER_INLINE void collide_mesh_mesh(const MeshView& ma, const BodyPose& pa, const MeshView& mb,
-                                                 const BodyPose& pb, double margin, Sink& sink) {
+                                                 const BodyPose& pb, double margin, Sink& sink,
+                                                 const PairPart& part = {}) {
   Mat3<double> ra = rotation(pa.q), rb = rotation(pb.q);
   auto far_from_b = [&](Vec3<double> centre, double radius) { return beyond_field(pa.x + ra * centre, radius, mb, pb, rb, margin); };
-  for_near_samples(ma, far_from_b, [&](int s) {
+  if (part.has(0)) for_near_samples(ma, far_from_b, [&](int s) {
     sample_against_field(pa.x + ra * ma.samples[s], mb, pb, rb, margin, uint32_t(s), 1.0, sink);
-  });
+  }, part);
   auto far_from_a = [&](Vec3<double> centre, double radius) { return beyond_field(pb.x + rb * centre, radius, ma, pa, ra, margin); };
-  for_near_samples(mb, far_from_a, [&](int s) {
+  if (part.has(1)) for_near_samples(mb, far_from_a, [&](int s) {
     sample_against_field(pb.x + rb * mb.samples[s], ma, pa, ra, margin, kOtherSampleKey + uint32_t(s), -1.0, sink);
-  });
+  }, part);
 }
 
 }  // namespace stagger

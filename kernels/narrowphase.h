@@ -60,11 +60,42 @@ struct ContactWriter {
   STAGGER_HD STAGGER_INLINE void operator()(const ContactPoint<double>& c) { out[count++] = c; }
 };
 
+// A pair as work items (PairPart, mesh_contacts.h): a pair with a mesh, one item per sample cluster
+// of each side's mesh (one for a side without clusters), one for a box's lattice or a sphere's field
+// point; any other pair, one item. Items depend on the shapes only, not on the poses.
+STAGGER_HD STAGGER_INLINE int side_items(const MeshView& m) { return m.clusters ? m.num_clusters : 1; }
+
+STAGGER_HD STAGGER_INLINE int pair_items(const Shape& s0, const Shape& s1, const MeshView* meshes) {
+  const bool swapped = pair_swapped(s0, s1);
+  const Shape& sa = swapped ? s1 : s0;
+  const Shape& sb = swapped ? s0 : s1;
+  if (sa.type != ShapeType::mesh && sb.type != ShapeType::mesh) return 1;
+  if (sb.type == ShapeType::plane) return side_items(meshes[sa.mesh]);
+  if (sa.type == ShapeType::mesh) return side_items(meshes[sa.mesh]) + side_items(meshes[sb.mesh]);
+  return side_items(meshes[sb.mesh]) + 1;  // a sphere's or a box's samples after mesh B's
+}
+
+// Item j of a pair (j < pair_items).
+STAGGER_HD STAGGER_INLINE PairPart pair_item(const Shape& s0, const Shape& s1, const MeshView* meshes, int j) {
+  const bool swapped = pair_swapped(s0, s1);
+  const Shape& sa = swapped ? s1 : s0;
+  const Shape& sb = swapped ? s0 : s1;
+  PairPart part;
+  if (sa.type != ShapeType::mesh && sb.type != ShapeType::mesh) return part;  // the whole pair
+  const int first = side_items(meshes[sa.type == ShapeType::mesh ? sa.mesh : sb.mesh]);
+  part.side = j < first ? 0 : 1;
+  part.begin = j < first ? j : j - first;
+  part.end = part.begin + 1;
+  return part;
+}
+
 // Contacts of any pair, handed to `sink` in a fixed order; `meshes` is the world's mesh table
 // (Shape::mesh indexes it). Returns whether body A of the contacts is the pair's second body.
+// `part`: those of one work item (pair_item), by default all of them.
 template <class Sink>
 STAGGER_HD STAGGER_INLINE bool collide_pair(const Shape& s0, const BodyPose& p0, const Shape& s1, const BodyPose& p1,
-                                            double margin, const MeshView* meshes, Sink& sink) {
+                                            double margin, const MeshView* meshes, Sink& sink,
+                                            const PairPart& part = {}) {
   bool swapped = pair_swapped(s0, s1);
   const Shape& sa = swapped ? s1 : s0;
   const Shape& sb = swapped ? s0 : s1;
@@ -82,10 +113,10 @@ STAGGER_HD STAGGER_INLINE bool collide_pair(const Shape& s0, const BodyPose& p0,
   const MeshView* ma = sa.type == ShapeType::mesh ? &meshes[sa.mesh] : nullptr;
   const MeshView* mb = sb.type == ShapeType::mesh ? &meshes[sb.mesh] : nullptr;
   auto samples = [&](auto& to) {
-    if (!mb) collide_mesh_plane(*ma, pa, pb, margin, to);  // B is a plane
-    else if (sa.type == ShapeType::sphere) collide_sphere_mesh(pa.x, sa.radius, *mb, pb, margin, to);
-    else if (sa.type == ShapeType::box) collide_box_mesh(pa, sa.half_extents, *mb, pb, margin, to);
-    else collide_mesh_mesh(*ma, pa, *mb, pb, margin, to);
+    if (!mb) collide_mesh_plane(*ma, pa, pb, margin, to, part);  // B is a plane
+    else if (sa.type == ShapeType::sphere) collide_sphere_mesh(pa.x, sa.radius, *mb, pb, margin, to, part);
+    else if (sa.type == ShapeType::box) collide_box_mesh(pa, sa.half_extents, *mb, pb, margin, to, part);
+    else collide_mesh_mesh(*ma, pa, *mb, pb, margin, to, part);
   };
   const bool clustered = (ma && ma->sample_cluster) || (mb && mb->sample_cluster);
   if (!clustered) {

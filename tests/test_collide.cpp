@@ -83,6 +83,14 @@ TEST_CASE("the batched collision stages find the host stages' pairs and contacts
     Contacts twin_contacts;
     twin.narrowphase(twin_contacts);
     require_same_contacts(twin_contacts, host_contacts);
+    // As the GPU runs it: pairs with a mesh as one work item per sample cluster.
+    CollideBatched<CpuExec> split;
+    split.split_mesh_pairs = true;
+    split.find_pairs(bodies, margins);
+    Contacts split_contacts;
+    split.narrowphase(split_contacts);
+    require_same_contacts(split_contacts, host_contacts);
+    if (!bodies.mesh_views.empty()) REQUIRE(split.item_pair_.size() > 10 * host_pairs.size());
 
 #ifdef STAGGER_HAVE_CUDA
     if (cuda_device_available()) {

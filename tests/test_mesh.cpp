@@ -528,6 +528,21 @@ TEST_CASE("sample clusters keep the deepest sample contact of each cluster; skip
     collide_pair(s0, p0, s1, p1, 0.005, unskipped, to_kept_unskipped);
     same(all, every);
     same(kept, kept_unskipped);
+    // The pair as work items (pair_items, pair_item: the GPU's narrow phase runs one per sample
+    // cluster): their contacts, concatenated, are the whole pair's, in order.
+    for (const MeshView* views : {static_cast<const MeshView*>(clustered), static_cast<const MeshView*>(plain),
+                                  static_cast<const MeshView*>(unskipped_plain)}) {
+      std::vector<ContactPoint<double>> whole, pieces;
+      auto to_whole = into(whole);
+      auto to_pieces = into(pieces);
+      collide_pair(s0, p0, s1, p1, 0.005, views, to_whole);
+      const int items = pair_items(s0, s1, views);
+      REQUIRE(items >= 1);
+      if (views != unskipped_plain) REQUIRE(items > 2);  // clustered meshes split
+      for (int j = 0; j < items; ++j)
+        REQUIRE(collide_pair(s0, p0, s1, p1, 0.005, views, to_pieces, pair_item(s0, s1, views, j)) == swapped);
+      same(whole, pieces);
+    }
     {  // and it does skip: count the clusters whose bound says "far" for this pair (mesh-plane pairs)
       if (s1.type == ShapeType::plane) {
         const MeshView& m = clustered[s0.mesh];

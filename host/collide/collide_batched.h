@@ -45,12 +45,14 @@ struct PairContacts {
   const MeshView* meshes;
   double envelope, h;
 
+  // `item`: one work item of the pair (pair_item, kernels/narrowphase.h), or -1 for the whole pair.
   template <class Sink>
-  STAGGER_HD bool operator()(int i, Sink& sink) const {
+  STAGGER_HD bool operator()(int i, Sink& sink, int item = -1) const {
     const int p = pa[i], r = pb[i];
     const double margin =
         contact_margin(envelope, h, speed[p], speed[r], spin[p], spin[r], x[p], x[r], shape[p], shape[r]);
-    return collide_pair(shape[p], BodyPose{x[p], q[p]}, shape[r], BodyPose{x[r], q[r]}, margin, meshes, sink);
+    const PairPart part = item < 0 ? PairPart{} : pair_item(shape[p], shape[r], meshes, item);
+    return collide_pair(shape[p], BodyPose{x[p], q[p]}, shape[r], BodyPose{x[r], q[r]}, margin, meshes, sink, part);
   }
 };
 
@@ -85,6 +87,12 @@ struct CollideBatched {
   Array<int> count_, offset_, pair_a_, pair_b_, contact_a_, contact_b_;
   Array<ContactPoint<double>> contacts_;
   int num_pairs_ = 0;
+  // Pairs with a mesh as one work item per sample cluster (pair_items, kernels/narrowphase.h): the
+  // GPU's way, so that a bunny pile is not bound by its slowest pair's thousands of samples on one
+  // thread. The CPU runs whole pairs by default (one pair per loop iteration is fine-grained enough
+  // there); its tests run it split too. The same contacts in the same order either way.
+  bool split_mesh_pairs = !Exec::kHostMemory;
+  Array<int> item_pair_, item_of_pair_, item_count_, item_offset_;
 
   // Shapes, kinds and meshes never change: uploaded once per world.
   void upload_constants(const Bodies& bodies) {
@@ -330,27 +338,52 @@ struct CollideBatched {
     // The same call in both passes (a count, then the contacts at their offsets): a pair may yield
     // any number of contacts (mesh samples) without a buffer of fixed size per pair.
     const PairContacts touch{shape, x, q, speed, spin, pa, pb, ptr(mesh_views_), envelope, h};
-    Exec::fill(count_, std::size_t(np), 0);
-    Exec::fill(offset_, std::size_t(np), 0);
+    // The work items: the pairs themselves, or with meshes split, each pair's items in order.
+    int items = np;
+    const int *item_pair = nullptr, *item_of_pair = nullptr;
+    if (split_mesh_pairs && mesh_views_.size() > 0 && np > 0) {
+      Exec::fill(item_count_, std::size_t(np), 0);
+      Exec::fill(item_offset_, std::size_t(np), 0);
+      int* n = ptr(item_count_);
+      const MeshView* meshes = ptr(mesh_views_);
+      exec.for_each(np, [=] STAGGER_HD(int i) { n[i] = pair_items(shape[pa[i]], shape[pb[i]], meshes); });
+      items = int(exec.exclusive_scan(ptr(item_count_), np, ptr(item_offset_)));
+      Exec::fill(item_pair_, std::size_t(items), 0);
+      Exec::fill(item_of_pair_, std::size_t(items), 0);
+      int *ip = ptr(item_pair_), *ij = ptr(item_of_pair_);
+      const int* first = ptr(item_offset_);
+      exec.for_each(np, [=] STAGGER_HD(int i) {
+        for (int j = 0; j < n[i]; ++j) {
+          ip[first[i] + j] = i;
+          ij[first[i] + j] = j;
+        }
+      });
+      item_pair = ip;
+      item_of_pair = ij;
+    }
+    Exec::fill(count_, std::size_t(items), 0);
+    Exec::fill(offset_, std::size_t(items), 0);
     int* c = ptr(count_);
-    exec.for_each(np, [=] STAGGER_HD(int i) {
+    exec.for_each(items, [=] STAGGER_HD(int t) {
       ContactCounter counter;
-      touch(i, counter);
-      c[i] = counter.count;
+      if (item_pair) touch(item_pair[t], counter, item_of_pair[t]);
+      else touch(t, counter);
+      c[t] = counter.count;
     });
-    const long long total = exec.exclusive_scan(ptr(count_), np, ptr(offset_));
+    const long long total = exec.exclusive_scan(ptr(count_), items, ptr(offset_));
     contact_a_.resize(std::size_t(total));
     contact_b_.resize(std::size_t(total));
     contacts_.resize(std::size_t(total));
     int *ca = ptr(contact_a_), *cb = ptr(contact_b_);
     ContactPoint<double>* cp = ptr(contacts_);
     const int* o = ptr(offset_);
-    exec.for_each(np, [=] STAGGER_HD(int i) {
-      ContactWriter writer{cp + o[i]};
-      const bool swapped = touch(i, writer);
+    exec.for_each(items, [=] STAGGER_HD(int t) {
+      ContactWriter writer{cp + o[t]};
+      const int i = item_pair ? item_pair[t] : t;
+      const bool swapped = item_pair ? touch(i, writer, item_of_pair[t]) : touch(i, writer);
       for (int k = 0; k < writer.count; ++k) {
-        ca[o[i] + k] = swapped ? pb[i] : pa[i];
-        cb[o[i] + k] = swapped ? pa[i] : pb[i];
+        ca[o[t] + k] = swapped ? pb[i] : pa[i];
+        cb[o[t] + k] = swapped ? pa[i] : pb[i];
       }
     });
     std::vector<ContactPoint<double>> points;
