@@ -21,6 +21,29 @@
 using namespace stagger;
 using namespace stagger::test;
 
+namespace {
+
+// The same impulses, velocities and iteration counts, bit for bit.
+void require_identical(const ContactProblem& p, const SolveResult& a, const SolveResult& b) {
+  REQUIRE(a.alpha == b.alpha);
+  REQUIRE(a.beta == b.beta);
+  for (int k = 0; k < p.num_bodies(); ++k) {
+    REQUIRE(a.v[k].x == b.v[k].x);
+    REQUIRE(a.v[k].y == b.v[k].y);
+    REQUIRE(a.v[k].z == b.v[k].z);
+    REQUIRE(a.w[k].x == b.w[k].x);
+    REQUIRE(a.w[k].y == b.w[k].y);
+    REQUIRE(a.w[k].z == b.w[k].z);
+  }
+  for (int i = 0; i < p.num_islands(); ++i) {
+    REQUIRE(a.islands[i].inner_iterations == b.islands[i].inner_iterations);
+    REQUIRE(a.islands[i].outer_iterations == b.islands[i].outer_iterations);
+    REQUIRE(a.islands[i].converged == b.islands[i].converged);
+  }
+}
+
+}  // namespace
+
 TEST_CASE("active lists hold the blocks and bodies of the active islands, in order", "[solver][active_lists]") {
   std::mt19937_64 rng(3);
   for (int round = 0; round < 50; ++round) {
@@ -110,21 +133,7 @@ TEST_CASE("a solve over the active lists equals one over every element, bit for 
         const SolveResult ra = a.solve(p, s, with), rb = b.solve(p, s, without);
         REQUIRE(a.active_lists_.builds > 0);  // the lists were used
         REQUIRE(b.active_lists_.builds == 0);
-        REQUIRE(ra.alpha == rb.alpha);
-        REQUIRE(ra.beta == rb.beta);
-        for (int k = 0; k < p.num_bodies(); ++k) {
-          REQUIRE(ra.v[k].x == rb.v[k].x);
-          REQUIRE(ra.v[k].y == rb.v[k].y);
-          REQUIRE(ra.v[k].z == rb.v[k].z);
-          REQUIRE(ra.w[k].x == rb.w[k].x);
-          REQUIRE(ra.w[k].y == rb.w[k].y);
-          REQUIRE(ra.w[k].z == rb.w[k].z);
-        }
-        for (int i = 0; i < p.num_islands(); ++i) {
-          REQUIRE(ra.islands[i].inner_iterations == rb.islands[i].inner_iterations);
-          REQUIRE(ra.islands[i].outer_iterations == rb.islands[i].outer_iterations);
-          REQUIRE(ra.islands[i].converged == rb.islands[i].converged);
-        }
+        require_identical(p, ra, rb);
       }
     }
   }
@@ -201,17 +210,7 @@ TEST_CASE("the iterations between checks replayed as a recording equal the plain
       StaggeredBatched<GraphTwinExec, double> replayed;
       const SolveResult a = plain.solve(p, s, gpu_shape), b = replayed.solve(p, s, gpu_shape);
       REQUIRE(replayed.exec.replays > 0);
-      REQUIRE(a.alpha == b.alpha);
-      REQUIRE(a.beta == b.beta);
-      for (int k = 0; k < p.num_bodies(); ++k) {
-        REQUIRE(a.v[k].x == b.v[k].x);
-        REQUIRE(a.v[k].z == b.v[k].z);
-        REQUIRE(a.w[k].y == b.w[k].y);
-      }
-      for (int i = 0; i < p.num_islands(); ++i) {
-        REQUIRE(a.islands[i].inner_iterations == b.islands[i].inner_iterations);
-        REQUIRE(a.islands[i].outer_iterations == b.islands[i].outer_iterations);
-      }
+      require_identical(p, a, b);
     }
   }
 }
