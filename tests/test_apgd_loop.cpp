@@ -76,7 +76,7 @@ TEST_CASE("active lists hold the blocks and bodies of the active islands, in ord
 
     CpuExec exec;
     ActiveLists<CpuExec> lists;
-    const int left = lists.count(exec, active.data(), ni);
+    const int left = exec.count(active.data(), ni);
     REQUIRE(left == int(want_islands.size()));
     if (left == 0) continue;
     lists.update(exec, left, active.data(), ni, blocks.data(), int(blocks.size()), block_begin.data(),
@@ -101,7 +101,7 @@ TEST_CASE("active lists hold the blocks and bodies of the active islands, in ord
         ++dropped;
       }
     const long long builds = lists.builds;
-    const int now = lists.count(exec, fewer.data(), ni);
+    const int now = exec.count(fewer.data(), ni);
     lists.update(exec, now, fewer.data(), ni, blocks.data(), int(blocks.size()), block_begin.data(),
                  contact_begin.data(), int(body_island.size()), body_island.data(), body_begin.data());
     if (now > 0 && 2 * now > left) {

@@ -366,8 +366,7 @@ struct CollideBatched {
     int* c = ptr(count_);
     exec.for_each(items, [=] STAGGER_HD(int t) {
       ContactCounter counter;
-      if (item_pair) touch(item_pair[t], counter, item_of_pair[t]);
-      else touch(t, counter);
+      touch(item_pair ? item_pair[t] : t, counter, item_pair ? item_of_pair[t] : -1);
       c[t] = counter.count;
     });
     const long long total = exec.exclusive_scan(ptr(count_), items, ptr(offset_));
@@ -380,7 +379,7 @@ struct CollideBatched {
     exec.for_each(items, [=] STAGGER_HD(int t) {
       ContactWriter writer{cp + o[t]};
       const int i = item_pair ? item_pair[t] : t;
-      const bool swapped = item_pair ? touch(i, writer, item_of_pair[t]) : touch(i, writer);
+      const bool swapped = touch(i, writer, item_pair ? item_of_pair[t] : -1);
       for (int k = 0; k < writer.count; ++k) {
         ca[o[t] + k] = swapped ? pb[i] : pa[i];
         cb[o[t] + k] = swapped ? pa[i] : pb[i];

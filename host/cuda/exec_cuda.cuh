@@ -11,7 +11,6 @@
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
 #include <thrust/iterator/counting_iterator.h>
-#include <thrust/logical.h>
 #include <thrust/scan.h>
 #include <thrust/sort.h>
 #include <thrust/transform_reduce.h>
@@ -108,10 +107,6 @@ __global__ void large_island_reduce_kernel(const int* islands, const int* blocks
   R total = Reduce(storage).Reduce(sum, op);
   if (threadIdx.x == 0) out[i] = total;
 }
-
-struct NonZero {
-  __host__ __device__ bool operator()(int flag) const { return flag != 0; }
-};
 
 // *count += the number of non-zero flags: a block reduction, then one integer atomic per thread
 // block into pinned host memory (the sum does not depend on the order of the atomics).
@@ -372,28 +367,23 @@ struct CudaExec {
     return r;
   }
 
-  bool any(const Array<int>& flags, int n) {
-    if (n <= 0) return false;
-    const int* begin = ptr(flags);
-    check("before any");
-    bool result = thrust::any_of(thrust_policy(), begin, begin + n, cuda_exec::NonZero{});
-    check("any");
-    return result;
-  }
+  bool any(const Array<int>& flags, int n) { return count(ptr(flags), n) > 0; }
 
   // How many of flags[0..n) are non-zero: one kernel that adds into pinned host memory, then a wait
   // for the stream, no copy (the APGD loop's check; Thrust's reductions allocate, launch and copy).
+  // Also `any`. The counter is made on first use and shared by copies of the executor.
   std::shared_ptr<int> pinned_count_;
+  int* pinned_count_device_ = nullptr;
   int count(const int* flags, int n) {
     if (n <= 0) return 0;
     if (!pinned_count_) {
       void* p = nullptr;
       check(cudaHostAlloc(&p, sizeof(int), cudaHostAllocMapped));
       pinned_count_.reset(static_cast<int*>(p), [](int* q) { cudaFreeHost(q); });
+      check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&pinned_count_device_), p, 0));
     }
     int* host = pinned_count_.get();
-    int* device = nullptr;
-    check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device), host, 0));
+    int* device = pinned_count_device_;
     *host = 0;
     cuda_exec::count_kernel<<<(n + cuda_exec::kThreads - 1) / cuda_exec::kThreads, cuda_exec::kThreads, 0, stream()>>>(
         n, flags, device);

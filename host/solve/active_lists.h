@@ -33,11 +33,7 @@ struct ActiveLists {
 
   void reset() { listed = false; }
 
-  // How many islands have active[i] != 0 (on the GPU one kernel into pinned memory: the one round
-  // trip of a check).
-  int count(Exec& exec, const int* active, int ni) { return exec.count(active, ni); }
-
-  // After count() returned `left` (> 0): lists again when the islands left are at most half of those
+  // After exec.count(active, ni) returned `left` (> 0; on the GPU the check's one round trip): lists again when the islands left are at most half of those
   // listed (so a loop rebuilds O(log islands) times, not at every check), none while all iterate.
   void update(Exec& exec, int left, const int* active, int ni, const ContactBlock* block_of, int nb,
               const int* island_block_begin, const int* island_contact_begin, int ns, const int* body_island,

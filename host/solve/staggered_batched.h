@@ -416,7 +416,7 @@ struct StaggeredBatched {
     lists.reset();
     const ContactBlock* all_blocks = ptr(blocks_);
     for (;;) {
-      const int left = lists.count(exec, active, ni);
+      const int left = exec.count(active, ni);
       if (left == 0) break;
       if (compact_active_)
         lists.update(exec, left, active, ni, all_blocks, num_blocks(), ptr(island_block_begin_),
