@@ -22,15 +22,55 @@ void WarmStartCache::assign(std::vector<Entry> entries) {
     keys[i] = Key{(std::uint64_t(std::uint32_t(entries[i].a)) << 32) | std::uint32_t(entries[i].b),
                   (std::uint64_t(entries[i].feature) << 32) | std::uint64_t(i)};
   });
-  __gnu_parallel::sort(keys.begin(), keys.end());
+  // A parallel sort only where it pays: below the loop threshold it would wake the threads for
+  // a few microseconds of work. The keys are unique, so both sorts give the same order.
+  if (n < kParallelThreshold) std::sort(keys.begin(), keys.end());
+  else __gnu_parallel::sort(keys.begin(), keys.end());
   entries_.resize(n);
   parallel_for(n, [&](int i) { entries_[i] = entries[keys[i].rest & 0xffffffffu]; });
+  index_pairs();
+}
+
+void WarmStartCache::restore(std::vector<Entry> entries) {
+  entries_ = std::move(entries);
+  index_pairs();
+}
+
+namespace {
+std::uint64_t pair_key(int a, int b) { return (std::uint64_t(std::uint32_t(a)) << 32) | std::uint32_t(b); }
+// splitmix64's finalizer: consecutive body numbers spread over the table.
+std::uint64_t mix(std::uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+}  // namespace
+
+void WarmStartCache::index_pairs() {
+  std::size_t slots = 16;
+  while (slots < 2 * entries_.size()) slots *= 2;
+  slots_.assign(slots, Slot{0, -1});
+  const std::size_t mask = slots - 1;
+  for (int i = 0; i < int(entries_.size()); ++i) {
+    const std::uint64_t key = pair_key(entries_[i].a, entries_[i].b);
+    if (i > 0 && pair_key(entries_[i - 1].a, entries_[i - 1].b) == key) continue;  // not the pair's first
+    std::size_t s = mix(key) & mask;
+    while (slots_[s].first >= 0) s = (s + 1) & mask;
+    slots_[s] = Slot{key, i};
+  }
 }
 
 const WarmStartCache::Entry* WarmStartCache::find(int a, int b, std::uint32_t feature, Vec3d point,
                                                   double max_distance) const {
-  Entry key{a, b, 0, {}, 0, {}, 0, 0};
-  auto first = std::lower_bound(entries_.begin(), entries_.end(), key);
+  if (slots_.empty()) return nullptr;  // never assigned
+  const std::uint64_t key = pair_key(a, b);
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t s = mix(key) & mask;
+  while (slots_[s].first >= 0 && slots_[s].pair != key) s = (s + 1) & mask;
+  if (slots_[s].first < 0) return nullptr;  // no contact of this pair in the previous step
+  auto first = entries_.begin() + slots_[s].first;
   const Entry* nearest = nullptr;
   double best = max_distance * max_distance;
   for (auto it = first; it != entries_.end() && it->a == a && it->b == b; ++it) {
