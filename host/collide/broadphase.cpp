@@ -101,7 +101,7 @@ void Broadphase::find_pairs(const Bodies& bodies, const ContactMargins& margins,
   {
     std::vector<int> fill(bucket_begin_.begin(), bucket_begin_.end() - 1);
     for (int i = 0; i < n; ++i)
-      if (regular[i]) sorted_[fill[bucket[i]]++] = Entry{cell_of_[i], i};
+      if (regular[i]) sorted_[fill[bucket[i]]++] = Entry{boxes_[i], cell_of_[i], i, bodies.is_dynamic(i) ? 1 : 0};
   }
 
   // Each regular body looks at its own cell (partners with a higher number) and at the 13 cells of
@@ -118,17 +118,26 @@ void Broadphase::find_pairs(const Bodies& bodies, const ContactMargins& margins,
         for (int a = ch * kChunk; a < std::min(n, (ch + 1) * kChunk); ++a) {
           if (!regular[a]) continue;
           const int64_t* c = &coords[3 * size_t(a)];
+          const bool a_dynamic = bodies.is_dynamic(a);
+          const Aabb box_a = boxes_[a];
           for (int d = 13; d < 27; ++d) {  // offsets (dx, dy, dz); d = 13 is the own cell
             int64_t x = c[0] + d % 3 - 1, y = c[1] + (d / 3) % 3 - 1, z = c[2] + d / 9 - 1;
             int64_t b = bucket_of(x, y, z);
             if (b < 0) continue;
             uint64_t key = dense ? 0 : cell_key(x, y, z);
-            for (int e = bucket_begin_[b]; e < bucket_begin_[b + 1]; ++e) {
-              int o = sorted_[e].body;
-              if ((!dense && sorted_[e].cell != key) || (d == 13 && o <= a)) continue;
-              if (!bodies.is_dynamic(a) && !bodies.is_dynamic(o)) continue;
-              if (overlaps(boxes_[a], boxes_[o])) out.push_back(BodyPair{std::min(a, o), std::max(a, o)});
+            // Every entry is written and kept only when it is a pair: whether two boxes overlap is
+            // unpredictable, and as a branch it cost more than the rest of the pass.
+            const int begin = bucket_begin_[b], end = bucket_begin_[b + 1];
+            size_t kept = out.size();
+            out.resize(kept + size_t(end - begin));
+            for (int e = begin; e < end; ++e) {
+              const Entry& entry = sorted_[e];
+              const int o = entry.body;
+              const bool candidate = (dense || entry.cell == key) & (d != 13 || o > a) & (a_dynamic || entry.dynamic);
+              out[kept] = BodyPair{std::min(a, o), std::max(a, o)};
+              kept += size_t(candidate & overlaps(box_a, entry.box));
             }
+            out.resize(kept);
           }
         }
       },
