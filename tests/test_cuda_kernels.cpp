@@ -5,6 +5,10 @@
 #include <random>
 
 #ifdef STAGGER_HAVE_CUDA
+#include <fstream>
+#include <string>
+
+#include "cuda/cublas_loader.h"
 #include "kernels/cuda/element_checks.h"
 #endif
 #include "kernels/apgd.h"
@@ -84,5 +88,29 @@ TEST_CASE("CUDA narrow phase matches the CPU", "[cuda]") {
     }
   }
   REQUIRE(with_contacts > 100);
+}
+
+// Needs no GPU: cuBLAS is not loaded with stagger (its start-up cost every process 0.35 s) but on the
+// dense islands' first product, and then every function stagger calls resolves.
+TEST_CASE("cuBLAS is opened on first use, not when stagger is loaded", "[cuda]") {
+  auto cublas_mapped = [] {
+    std::ifstream maps("/proc/self/maps");
+    std::string line;
+    while (std::getline(maps, line))
+      if (line.find("libcublas") != std::string::npos) return true;
+    return false;
+  };
+  if (!cublas_opened()) REQUIRE_FALSE(cublas_mapped());
+  const CublasApi& api = cublas_api();
+  CHECK(cublas_opened());
+  CHECK(cublas_mapped());
+  CHECK(api.create != nullptr);
+  CHECK(api.destroy != nullptr);
+  CHECK(api.set_stream != nullptr);
+  CHECK(api.dgemv_strided_batched != nullptr);
+  CHECK(api.sgemv_strided_batched != nullptr);
+  REQUIRE(api.status_string != nullptr);
+  CHECK(std::string(api.status_string(CUBLAS_STATUS_SUCCESS)).size() > 0);
+  CHECK(&cublas_api() == &api);
 }
 #endif

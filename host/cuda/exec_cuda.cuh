@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/cublas_loader.h"
 #include "solve/contact_block.h"
 #include "solve/contact_problem.h"
 #include "step/executor.h"
@@ -288,28 +289,30 @@ struct CudaExec {
   // Dense islands (host/solve/dense_islands.h): one strided-batched cuBLAS GEMV per size bucket. It
   // computes every island of the bucket, masked or not (an unmasked island's x has not changed, so
   // neither does its y). The handle is made on first use and shared by copies of the executor.
+  // cuBLAS itself is opened on that first use (host/cuda/cublas_loader.h).
   std::shared_ptr<std::remove_pointer_t<cublasHandle_t>> cublas_;
   void check(cublasStatus_t s, const char* what) {
     if (s != CUBLAS_STATUS_SUCCESS)
-      throw std::runtime_error(std::string("cuBLAS ") + what + ": " + cublasGetStatusString(s));
+      throw std::runtime_error(std::string("cuBLAS ") + what + ": " + cublas_api().status_string(s));
   }
   template <class T>
   void batched_gemv(int rows, int count, const T* a, const T* x, T* y, const int*, const int*) {
     if (count <= 0) return;
+    const CublasApi& api = cublas_api();
     if (!cublas_) {
       cublasHandle_t handle = nullptr;
-      check(cublasCreate(&handle), "create");
-      cublas_.reset(handle, [](cublasHandle_t h) { cublasDestroy(h); });
-      check(cublasSetStream(handle, stream()), "set stream");
+      check(api.create(&handle), "create");
+      cublas_.reset(handle, [destroy = api.destroy](cublasHandle_t h) { destroy(h); });
+      check(api.set_stream(handle, stream()), "set stream");
     }
     const T one = T(1), zero = T(0);
     const long long matrix_stride = (long long)rows * rows, vector_stride = rows;
     if constexpr (std::is_same_v<T, double>)
-      check(cublasDgemvStridedBatched(cublas_.get(), CUBLAS_OP_N, rows, rows, &one, a, rows, matrix_stride, x, 1,
+      check(api.dgemv_strided_batched(cublas_.get(), CUBLAS_OP_N, rows, rows, &one, a, rows, matrix_stride, x, 1,
                                       vector_stride, &zero, y, 1, vector_stride, count),
             "gemv");
     else
-      check(cublasSgemvStridedBatched(cublas_.get(), CUBLAS_OP_N, rows, rows, &one, a, rows, matrix_stride, x, 1,
+      check(api.sgemv_strided_batched(cublas_.get(), CUBLAS_OP_N, rows, rows, &one, a, rows, matrix_stride, x, 1,
                                       vector_stride, &zero, y, 1, vector_stride, count),
             "gemv");
     check("batched_gemv");
