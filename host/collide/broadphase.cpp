@@ -10,6 +10,14 @@
 
 namespace stagger {
 
+namespace {
+// A body's own cell and the 13 cells of the forward half of its neighbourhood (dz > 0, or dz = 0 and
+// dy > 0, or dz = dy = 0 and dx > 0): every neighbouring pair of cells is looked at from one side.
+constexpr int kForward[14][3] = {{0, 0, 0},  {1, 0, 0},  {-1, 1, 0}, {0, 1, 0},  {1, 1, 0},
+                                 {-1, -1, 1}, {0, -1, 1}, {1, -1, 1}, {-1, 0, 1}, {0, 0, 1},
+                                 {1, 0, 1},  {-1, 1, 1}, {0, 1, 1},  {1, 1, 1}};
+}  // namespace
+
 void compute_contact_margins(const Bodies& bodies, double h, double envelope, Vec3d gravity, ContactMargins& margins) {
   const int n = bodies.size();
   margins.envelope = envelope;
@@ -120,25 +128,41 @@ void Broadphase::find_pairs(const Bodies& bodies, const ContactMargins& margins,
           const int64_t* c = &coords[3 * size_t(a)];
           const bool a_dynamic = bodies.is_dynamic(a);
           const Aabb box_a = boxes_[a];
-          for (int d = 13; d < 27; ++d) {  // offsets (dx, dy, dz); d = 13 is the own cell
-            int64_t x = c[0] + d % 3 - 1, y = c[1] + (d / 3) % 3 - 1, z = c[2] + d / 9 - 1;
-            int64_t b = bucket_of(x, y, z);
+          // The runs of entries in the own cell and the 13 cells of the forward half, then one pass
+          // over them with room made once per body.
+          struct Run {
+            int begin, end;
+            uint64_t key;
+            bool own;
+          } runs[14];
+          int num_runs = 0;
+          size_t candidates = 0;
+          for (int d = 0; d < 14; ++d) {  // the own cell first
+            const int64_t x = c[0] + kForward[d][0], y = c[1] + kForward[d][1], z = c[2] + kForward[d][2];
+            const int64_t b = bucket_of(x, y, z);
             if (b < 0) continue;
-            uint64_t key = dense ? 0 : cell_key(x, y, z);
-            // Every entry is written and kept only when it is a pair: whether two boxes overlap is
-            // unpredictable, and as a branch it cost more than the rest of the pass.
             const int begin = bucket_begin_[b], end = bucket_begin_[b + 1];
-            size_t kept = out.size();
-            out.resize(kept + size_t(end - begin));
-            for (int e = begin; e < end; ++e) {
+            if (begin == end) continue;
+            runs[num_runs++] = Run{begin, end, dense ? 0 : cell_key(x, y, z), d == 0};
+            candidates += size_t(end - begin);
+          }
+          size_t kept = out.size();
+          out.resize(kept + candidates);
+          BodyPair* slot = out.data();
+          // Every entry is written and kept only when it is a pair: whether two boxes overlap is
+          // unpredictable, and as a branch it cost more than the rest of the pass.
+          for (int r = 0; r < num_runs; ++r) {
+            const Run run = runs[r];
+            for (int e = run.begin; e < run.end; ++e) {
               const Entry& entry = sorted_[e];
               const int o = entry.body;
-              const bool candidate = (dense || entry.cell == key) & (d != 13 || o > a) & (a_dynamic || entry.dynamic);
-              out[kept] = BodyPair{std::min(a, o), std::max(a, o)};
+              const bool candidate =
+                  (dense || entry.cell == run.key) & (!run.own || o > a) & (a_dynamic || entry.dynamic);
+              slot[kept] = BodyPair{std::min(a, o), std::max(a, o)};
               kept += size_t(candidate & overlaps(box_a, entry.box));
             }
-            out.resize(kept);
           }
+          out.resize(kept);
         }
       },
       n);
