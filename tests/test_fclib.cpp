@@ -4,11 +4,15 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
 #include <fmt/format.h>
 
 #include "cli_helpers.h"
 #include "fclib/fclib_io.h"
 #include "helpers.h"
+#include "problem_builders.h"
 
 using namespace stagger;
 using namespace stagger::test;
@@ -85,6 +89,36 @@ TEST_CASE("an FCLIB problem without a solution reads and solves", "[fclib][cli]"
   const std::string line = solved.out.substr(row, solved.out.find('\n', row) - row);
   CHECK(line.find(",1e-06,1,") != std::string::npos);
   CHECK(line.back() == ',');
+  fs::remove_all(dir);
+}
+
+// A problem of more than 256 contacts is what "auto" calls granular, and island_settings gives such
+// islands 3e-3 unless a tolerance was set: solve-fclib's --tolerance must still be the one met, and
+// "converged" must mean that the printed error is within it (it printed 1 with errors of 2e-3 for
+// 1e-8 before).
+TEST_CASE("solve-fclib meets the requested tolerance on a granular-sized problem", "[fclib][cli]") {
+  if (skip_without_fclib()) return;
+  const ContactProblem p = random_problem(3, 1, 500, 300, 0.4);
+  REQUIRE(p.num_islands() == 1);
+  const LocalProblem lp = local_problem(p, 0);
+  REQUIRE(lp.contacts() > kGranularIslandContacts);
+  fs::path dir = ::test::temp_dir("fclib_granular_tolerance");
+  const std::string file = (dir / "granular.hdf5").string();
+  write_fclib_local(file, lp, nullptr, "granular-sized", "test");
+  for (const char* method : {"staggered", "tresca_fixed_point"}) {
+    CAPTURE(method);
+    ::test::Outcome solved =
+        ::test::stagger(fmt::format("solve-fclib {} --method {} --tolerance 1e-6", file, method), dir);
+    REQUIRE(solved.code == 0);
+    const size_t row = solved.out.find(file + ",");
+    REQUIRE(row != std::string::npos);
+    std::vector<std::string> columns;
+    std::stringstream line(solved.out.substr(row, solved.out.find('\n', row) - row));
+    for (std::string column; std::getline(line, column, ',');) columns.push_back(column);
+    REQUIRE(columns.size() >= 9);  // file, contacts, method, tolerance, converged, outer, inner, seconds, error
+    CHECK(columns[4] == "1");
+    CHECK(std::stod(columns[8]) <= 1e-6);
+  }
   fs::remove_all(dir);
 }
 

@@ -213,6 +213,7 @@ int solve_fclib_command(const SolveFclibOptions& options) {
     const double reference_error = reference ? local_error(problem, *reference) : -1;
     for (double tolerance : options.tolerances) {
       settings.tolerance = tolerance;
+      settings.tolerance_set = true;  // else island_settings gives problems of granular size its 3e-3
       settings.inner_tolerance = options.inner_tolerance > 0 ? options.inner_tolerance
                                                              : std::min(SolverSettings{}.inner_tolerance, 0.1 * tolerance);
       const auto start = std::chrono::steady_clock::now();
