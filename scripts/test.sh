@@ -14,17 +14,31 @@ ctest --test-dir build --output-on-failure -j2 "$@" || code=$?
 log=build/Testing/Temporary/LastTest.log
 if [ -f "$log" ]; then
   # LastTest.log holds each test's output after a "N/M Test: name" line.
+  # ctest logs "Test Passed." for a plain pass and "Test Pass Reason:" for one judged by a regular
+  # expression, a skip included (its output says STAGGER_SKIPPED and why). Every test is counted once,
+  # and one that is none of the three is listed, so that the counts add up to the total.
   awk '
-    /^[0-9]+\/[0-9]+ Test: / { sub(/^[0-9]+\/[0-9]+ Test: /, ""); name = $0; ++total; next }
-    /^Test Passed\./ { ++passed }
-    /^Test Failed\./ { ++failed }
-    /STAGGER_SKIPPED: / { sub(/.*STAGGER_SKIPPED: /, ""); skipped[++s] = name ": " $0 }
+    function settle() {
+      if (name == "") return
+      if (status == "failed") ++failed
+      else if (why != "") skipped[++s] = name ": " why
+      else if (status == "passed") ++passed
+      else unaccounted[++u] = name
+    }
+    /^[0-9]+\/[0-9]+ Test: / {
+      settle(); sub(/^[0-9]+\/[0-9]+ Test: /, ""); name = $0; ++total; status = ""; why = ""; next
+    }
+    /^Test Passed\.|^Test Pass Reason:/ { if (status == "") status = "passed" }
+    /^Test Failed\.|^Test Fail Reason:/ { status = "failed" }
+    /STAGGER_SKIPPED: / { if (why == "") { sub(/.*STAGGER_SKIPPED: /, ""); why = $0 } }
     /STAGGER_PART_NOT_RUN: / {
       sub(/.*STAGGER_PART_NOT_RUN: /, "")
       if (!((name, $0) in seen)) { seen[name, $0] = 1; if (!($0 in part)) order[++r] = $0; part[$0] = part[$0] "\n    " name }
     }
     END {
+      settle()
       printf "\ntests: %d passed, %d failed, %d skipped (of %d)\n", passed, failed, s, total
+      for (i = 1; i <= u; ++i) printf "  neither passed, failed nor skipped (see ctest above)  %s\n", unaccounted[i]
       for (i = 1; i <= s; ++i) printf "  skipped  %s\n", skipped[i]
       for (i = 1; i <= r; ++i) printf "passed, but without a part not run here (%s), in:%s\n", order[i], part[order[i]]
     }' "$log"
