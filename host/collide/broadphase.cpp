@@ -109,7 +109,7 @@ void Broadphase::find_pairs(const Bodies& bodies, const ContactMargins& margins,
   {
     std::vector<int> fill(bucket_begin_.begin(), bucket_begin_.end() - 1);
     for (int i = 0; i < n; ++i)
-      if (regular[i]) sorted_[fill[bucket[i]]++] = Entry{boxes_[i], cell_of_[i], i, bodies.is_dynamic(i) ? 1 : 0};
+      if (regular[i]) sorted_[fill[bucket[i]]++] = Entry{cell_of_[i], i};
   }
 
   // Each regular body looks at its own cell (partners with a higher number) and at the 13 cells of
@@ -155,11 +155,13 @@ void Broadphase::find_pairs(const Bodies& bodies, const ContactMargins& margins,
             const Run run = runs[r];
             for (int e = run.begin; e < run.end; ++e) {
               const Entry& entry = sorted_[e];
+              // In a hash table a bucket also holds other cells' bodies: skip them before their boxes
+              // are read (a cache miss each on a sparse scene); a dense grid never takes this branch.
+              if (!dense && entry.cell != run.key) continue;
               const int o = entry.body;
-              const bool candidate =
-                  (dense || entry.cell == run.key) & (!run.own || o > a) & (a_dynamic || entry.dynamic);
+              const bool candidate = (!run.own || o > a) & (a_dynamic || bodies.is_dynamic(o));
               slot[kept] = BodyPair{std::min(a, o), std::max(a, o)};
-              kept += size_t(candidate & overlaps(box_a, entry.box));
+              kept += size_t(candidate & overlaps(box_a, boxes_[o]));
             }
           }
           out.resize(kept);

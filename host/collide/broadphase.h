@@ -47,13 +47,9 @@ class Broadphase {
   double cell_size() const { return cell_; }
 
  private:
-  // A regular body in its bucket, with a copy of its box: a body's partners are then read from a
-  // few contiguous runs of entries, not through their body numbers from all over the box array.
   struct Entry {
-    Aabb box;
     std::uint64_t cell;  // exact cell key
     int body;
-    int dynamic;  // 1 for a dynamic body
   };
   std::vector<Aabb> boxes_;
   std::vector<int> large_;
