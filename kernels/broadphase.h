@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "integrate.h"
+#include "mix_key.h"
 #include "shapes.h"
 
 namespace stagger {
@@ -52,15 +53,6 @@ STAGGER_HD STAGGER_INLINE int64_t cell_coordinate(double value, double inv_cell)
 STAGGER_HD STAGGER_INLINE uint64_t cell_key(int64_t ix, int64_t iy, int64_t iz) {
   const uint64_t mask = (1u << 21) - 1;
   return ((uint64_t(ix) & mask) << 42) | ((uint64_t(iy) & mask) << 21) | (uint64_t(iz) & mask);
-}
-
-// Spreads cell keys over a hash table of buckets (splitmix64 finalizer).
-STAGGER_HD STAGGER_INLINE uint64_t mix_key(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
 }
 
 // The cells of the grid and their buckets (a dense block of cells, or a hash table of them).

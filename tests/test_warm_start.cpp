@@ -4,6 +4,7 @@
 // random caches: the cache's pair index must not change which entry is found.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 

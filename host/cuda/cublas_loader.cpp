@@ -3,7 +3,6 @@
 #include <dlfcn.h>
 
 #include <atomic>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 

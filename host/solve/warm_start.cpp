@@ -4,9 +4,14 @@
 
 #include <algorithm>
 
+#include "kernels/mix_key.h"
 #include "step/parallel.h"
 
 namespace stagger {
+
+namespace {
+std::uint64_t pair_key(int a, int b) { return (std::uint64_t(std::uint32_t(a)) << 32) | std::uint32_t(b); }
+}  // namespace
 
 void WarmStartCache::assign(std::vector<Entry> entries) {
   // Sort 16-byte keys (pair; feature and position), not the 96-byte entries, in parallel, then
@@ -19,8 +24,7 @@ void WarmStartCache::assign(std::vector<Entry> entries) {
   const int n = int(entries.size());
   std::vector<Key> keys(n);
   parallel_for(n, [&](int i) {
-    keys[i] = Key{(std::uint64_t(std::uint32_t(entries[i].a)) << 32) | std::uint32_t(entries[i].b),
-                  (std::uint64_t(entries[i].feature) << 32) | std::uint64_t(i)};
+    keys[i] = Key{pair_key(entries[i].a, entries[i].b), (std::uint64_t(entries[i].feature) << 32) | std::uint64_t(i)};
   });
   // A parallel sort only where it pays: below the loop threshold it would wake the threads for
   // a few microseconds of work. The keys are unique, so both sorts give the same order.
@@ -36,18 +40,6 @@ void WarmStartCache::restore(std::vector<Entry> entries) {
   index_pairs();
 }
 
-namespace {
-std::uint64_t pair_key(int a, int b) { return (std::uint64_t(std::uint32_t(a)) << 32) | std::uint32_t(b); }
-// splitmix64's finalizer: consecutive body numbers spread over the table.
-std::uint64_t mix(std::uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-}  // namespace
-
 void WarmStartCache::index_pairs() {
   std::size_t slots = 16;
   while (slots < 2 * entries_.size()) slots *= 2;
@@ -56,7 +48,7 @@ void WarmStartCache::index_pairs() {
   for (int i = 0; i < int(entries_.size()); ++i) {
     const std::uint64_t key = pair_key(entries_[i].a, entries_[i].b);
     if (i > 0 && pair_key(entries_[i - 1].a, entries_[i - 1].b) == key) continue;  // not the pair's first
-    std::size_t s = mix(key) & mask;
+    std::size_t s = mix_key(key) & mask;
     while (slots_[s].first >= 0) s = (s + 1) & mask;
     slots_[s] = Slot{key, i};
   }
@@ -67,7 +59,7 @@ const WarmStartCache::Entry* WarmStartCache::find(int a, int b, std::uint32_t fe
   if (slots_.empty()) return nullptr;  // never assigned
   const std::uint64_t key = pair_key(a, b);
   const std::size_t mask = slots_.size() - 1;
-  std::size_t s = mix(key) & mask;
+  std::size_t s = mix_key(key) & mask;
   while (slots_[s].first >= 0 && slots_[s].pair != key) s = (s + 1) & mask;
   if (slots_[s].first < 0) return nullptr;  // no contact of this pair in the previous step
   auto first = entries_.begin() + slots_[s].first;
