@@ -10,6 +10,7 @@
 #include <Eigen/Dense>
 #include <Eigen/Sparse>
 
+#include "kernels/apgd.h"
 #include "kernels/feasible_sets.h"
 #include "kernels/projections.h"
 
@@ -146,9 +147,13 @@ struct QpOutcome {
   double lipschitz = 0;
 };
 
+// Whether an iterate of a Tresca QP already meets the outer tolerance (its Coulomb error): in a step
+// that starts far off (stops_on_outer_tolerance) the QP stops there and returns that iterate.
+using Answers = std::function<bool(const VectorXd&)>;
+
 // APGD exactly as SOLVER.md writes it: min 1/2 x'Ax + x'r over the set of `project`.
 QpOutcome apgd(const Sparse& a, const VectorXd& r, VectorXd x, const Projection& project, double tolerance,
-               double scale, int max_iterations, double lipschitz) {
+               double scale, int max_iterations, double lipschitz, const Answers& answers = nullptr) {
   auto f = [&](const VectorXd& z) { return 0.5 * z.dot(a * z) + z.dot(r); };
   auto residual = [&](const VectorXd& z) {
     VectorXd step = z - (a * z + r);
@@ -194,6 +199,10 @@ QpOutcome apgd(const Sparse& a, const VectorXd& r, VectorXd x, const Projection&
     if (res < best) {
       best = res;
       out.x = x;
+    }
+    if (answers && answers(x)) {
+      out.x = x;
+      break;
     }
     if (!(res > tolerance)) break;
   }
@@ -342,7 +351,8 @@ IslandSolution solve_tresca(const IslandProblem& ip, VectorXd alpha, VectorXd be
   VectorXd gamma = stacked(alpha, beta);
   double L = power_estimate(w);
   IslandSolution out(alpha, beta);
-  double err = std::max(natural_map_error(ip, alpha, beta), s.tolerance);
+  const double warm_error = natural_map_error(ip, alpha, beta);
+  double err = std::max(warm_error, s.tolerance);
   VectorXd bound_alpha = alpha.cwiseMax(0.0);  // friction radii / mu
   bool stalled = false;
   for (int it = 1; it <= s.max_outer_iterations; ++it) {
@@ -354,7 +364,11 @@ IslandSolution solve_tresca(const IslandProblem& ip, VectorXd alpha, VectorXd be
       friction(f);
       g.tail(nc * nt) = f;
     };
-    QpOutcome q = apgd(w, b, gamma, tresca, tau, ip.scale, s.max_inner_iterations, L);
+    const Answers answers = [&](const VectorXd& g) {
+      return natural_map_error(ip, g.head(nc), g.tail(nc * nt)) <= s.tolerance;
+    };
+    const bool far_off = c.stop_on_outer_tolerance && stops_on_outer_tolerance(warm_error, s.tolerance);
+    QpOutcome q = apgd(w, b, gamma, tresca, tau, ip.scale, s.max_inner_iterations, L, far_off ? answers : nullptr);
     gamma = q.x;
     L = q.lipschitz;
     out.stats.inner_iterations += q.iterations;
