@@ -149,17 +149,19 @@ struct QpOutcome {
 
 // Whether an iterate of a Tresca QP already meets the outer tolerance (its Coulomb error): in a step
 // that starts far off (stops_on_outer_tolerance) the QP stops there and returns that iterate.
-using Answers = std::function<bool(const VectorXd&)>;
+// It gets the iterate and its gradient A x + r (for a Tresca QP the contact velocities W gamma + b).
+using Answers = std::function<bool(const VectorXd& x, const VectorXd& gradient)>;
 
 // APGD exactly as SOLVER.md writes it: min 1/2 x'Ax + x'r over the set of `project`.
 QpOutcome apgd(const Sparse& a, const VectorXd& r, VectorXd x, const Projection& project, double tolerance,
                double scale, int max_iterations, double lipschitz, const Answers& answers = nullptr) {
   auto f = [&](const VectorXd& z) { return 0.5 * z.dot(a * z) + z.dot(r); };
-  auto residual = [&](const VectorXd& z) {
-    VectorXd step = z - (a * z + r);
+  auto residual_at = [&](const VectorXd& z, const VectorXd& gradient) {
+    VectorXd step = z - gradient;
     project(step);
     return (z - step).norm() * scale;
   };
+  auto residual = [&](const VectorXd& z) { return residual_at(z, a * z + r); };
   project(x);
   QpOutcome out;
   out.x = x;
@@ -195,12 +197,13 @@ QpOutcome apgd(const Sparse& a, const VectorXd& r, VectorXd x, const Projection&
     theta = theta_next;
     L *= 0.9;
     out.iterations = it;
-    double res = residual(x);
+    const VectorXd gx = a * x + r;
+    double res = residual_at(x, gx);
     if (res < best) {
       best = res;
       out.x = x;
     }
-    if (answers && answers(x)) {
+    if (answers && answers(x, gx)) {
       out.x = x;
       break;
     }
@@ -210,36 +213,43 @@ QpOutcome apgd(const Sparse& a, const VectorXd& r, VectorXd x, const Projection&
   return out;
 }
 
-// Natural-map error of (alpha, beta) on the island, with v = W gamma + b (+ shift on normal rows).
-double natural_map_error(const IslandProblem& ip, const VectorXd& alpha, const VectorXd& beta) {
-  VectorXd vn = ip.wnn * alpha + ip.wnt * beta + ip.bn;
-  VectorXd vt = ip.wtn * alpha + ip.wtt * beta + ip.bt;
+// Natural-map error of (alpha, beta) on the island from its contact velocities vn = normal rows,
+// vt = friction rows of W gamma + b (+ shift on normal rows).
+template <class A, class B, class N, class V>
+double natural_map_error_of(const IslandProblem& ip, const A& alpha, const B& beta, const N& vn, const V& vt) {
   double sum = 0;
   const int nt = ip.nt;
   for (int k = 0; k < ip.nc; ++k) {
     // Written out again here on purpose: the oracle does not share the batched backend's error code.
-    std::vector<double> rows(nt);
+    double rows[kMaxFacets];
     for (int j = 0; j < nt; ++j) rows[j] = vt[k * nt + j];
     double shift;
     if (!ip.pyramid) {
-      shift = ip.mu[k] * std::hypot(rows[0], rows[1]);
+      shift = ip.mu[k] * std::sqrt(rows[0] * rows[0] + rows[1] * rows[1]);
     } else {
       double slip = 0;
-      for (double v : rows) slip = std::max(slip, -v);
+      for (int j = 0; j < nt; ++j) slip = std::max(slip, -rows[j]);
       shift = ip.mu[k] * slip;
     }
     double a0 = alpha[k], a = a0 - (vn[k] + shift);
-    std::vector<double> b0(nt), b(nt);
+    double b0[kMaxFacets], b[kMaxFacets];
     for (int j = 0; j < nt; ++j) {
       b0[j] = beta[k * nt + j];
       b[j] = b0[j] - rows[j];
     }
-    if (ip.pyramid) project_pyramid_cone(a, b.data(), nt, ip.mu[k]);
+    if (ip.pyramid) project_pyramid_cone(a, b, nt, ip.mu[k]);
     else project_cone(a, b[0], b[1], ip.mu[k]);
     sum += (a0 - a) * (a0 - a);
     for (int j = 0; j < nt; ++j) sum += (b0[j] - b[j]) * (b0[j] - b[j]);
   }
   return std::sqrt(sum) * ip.scale;
+}
+
+// The same from the impulses, with v = W gamma + b.
+double natural_map_error(const IslandProblem& ip, const VectorXd& alpha, const VectorXd& beta) {
+  const VectorXd vn = ip.wnn * alpha + ip.wnt * beta + ip.bn;
+  const VectorXd vt = ip.wtn * alpha + ip.wtt * beta + ip.bt;
+  return natural_map_error_of(ip, alpha, beta, vn, vt);
 }
 
 Projection contact_set() {
@@ -364,8 +374,8 @@ IslandSolution solve_tresca(const IslandProblem& ip, VectorXd alpha, VectorXd be
       friction(f);
       g.tail(nc * nt) = f;
     };
-    const Answers answers = [&](const VectorXd& g) {
-      return natural_map_error(ip, g.head(nc), g.tail(nc * nt)) <= s.tolerance;
+    const Answers answers = [&](const VectorXd& g, const VectorXd& v) {
+      return natural_map_error_of(ip, g.head(nc), g.tail(nc * nt), v.head(nc), v.tail(nc * nt)) <= s.tolerance;
     };
     const bool far_off = c.stop_on_outer_tolerance && stops_on_outer_tolerance(warm_error, s.tolerance);
     QpOutcome q = apgd(w, b, gamma, tresca, tau, ip.scale, s.max_inner_iterations, L, far_off ? answers : nullptr);
