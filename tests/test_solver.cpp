@@ -312,7 +312,7 @@ TEST_CASE("a Tresca QP of a step that starts far off stops where it meets the ou
     const SolveResult exact = BatchedSolver{}.solve(p, tight(Method::tresca_fixed_point), test_controls());
     p.alpha_warm = exact.alpha;
     p.beta_warm = exact.beta;
-    for (double& a : p.alpha_warm) a *= 1.002;  // off by less than five tolerances
+    for (double& a : p.alpha_warm) a *= 1.002;  // off by far less than kFarWarmStart tolerances
     const SolveResult near_on = BatchedSolver{}.solve(p, s), near_off = BatchedSolver{}.solve(p, s, off);
     REQUIRE(near_on.islands[0].inner_iterations > 0);
     REQUIRE(near_on.alpha == near_off.alpha);
