@@ -28,7 +28,6 @@
 
 #include "delassus.h"
 #include "feasible_sets.h"
-#include "natural_map.h"
 
 namespace stagger {
 
@@ -51,7 +50,6 @@ struct ApgdIsland {
   T lipschitz = T(1);       // L, the current step is 1/L
   T theta = T(1);
   T tolerance = T(0);       // tau on the scaled residual
-  T outer_tolerance = T(0); // > 0: the QP also stops once its Coulomb error meets this (stops_on_outer_tolerance)
   T scale = T(1);           // 1 / max(|b|, b_floor): residuals are relative to the free velocity
   T best_residual = T(0);
   T momentum = T(0);        // y = x + momentum (x - x_prev)
@@ -78,12 +76,11 @@ struct ApgdTerms {
   T d_d;       // |x+ - y|^2
   T g_dx;      // g(y)' (x+ - x): positive means the momentum points uphill (restart)
   T residual;  // |D x+ - P(D x+ - g(x+))|^2, the projected-gradient residual at x+
-  T coulomb;   // the natural-map (Coulomb) residual^2 of x+, where the QP may stop on it (else 0)
 };
 
 template <class T>
 STAGGER_HD STAGGER_INLINE ApgdTerms<T> operator+(ApgdTerms<T> a, ApgdTerms<T> b) {
-  return {a.d_Ad + b.d_Ad, a.d_d + b.d_d, a.g_dx + b.g_dx, a.residual + b.residual, a.coulomb + b.coulomb};
+  return {a.d_Ad + b.d_Ad, a.d_d + b.d_d, a.g_dx + b.g_dx, a.residual + b.residual};
 }
 
 // Contact k's diagonal scales in a QP of `phase` (the file's header says why a set keeps its shape).
@@ -163,13 +160,11 @@ STAGGER_HD STAGGER_INLINE T projected_gradient_residual(const P& p, int k, QpPha
 }
 
 // Contact k's terms of the trial in the island's buffers: x+ and g(x+) in the trial buffers, y and
-// g(y) extrapolated from x and x_prev. `coulomb`: x+ is a candidate answer of the outer loop
-// (stops_on_outer_tolerance), so its Coulomb error is summed too (g(x+) holds the contact velocity
-// rows it needs).
+// g(y) extrapolated from x and x_prev.
 template <class P, class T = typename P::Real>
-STAGGER_HD STAGGER_INLINE ApgdTerms<T> apgd_terms(const P& p, int k, QpPhase phase, T momentum, int rotation,
-                                                  const ApgdBuffers<T>& u, const ApgdBuffers<T>& g, bool coulomb) {
-  ApgdTerms<T> t{T(0), T(0), T(0), T(0), T(0)};
+STAGGER_HD STAGGER_INLINE ApgdTerms<T> apgd_terms(const P& p, int k, QpPhase phase, T momentum,
+                                                  int rotation, const ApgdBuffers<T>& u, const ApgdBuffers<T>& g) {
+  ApgdTerms<T> t{T(0), T(0), T(0), T(0)};
   const RowScales<T> s = row_scales(p, k, phase);
   const int bx = buffer_x(rotation), bt = buffer_trial(rotation), nt = p.friction_dims;
   T ya, yb[P::kFrictionCapacity], gya, gyb[P::kFrictionCapacity];
@@ -191,28 +186,7 @@ STAGGER_HD STAGGER_INLINE ApgdTerms<T> apgd_terms(const P& p, int k, QpPhase pha
     }
   }
   t.residual = projected_gradient_residual(p, k, phase, u.alpha[bt], u.beta[bt], g.alpha[bt], g.beta[bt]);
-  if (coulomb)
-    t.coulomb = natural_map_residual2_of_rows(p, k, u.alpha[bt], u.beta[bt], g.alpha[bt][k],
-                                              g.beta[bt] + k * nt, /*coulomb=*/true);
   return t;
-}
-
-// Whether an island's Tresca QPs in this step stop as soon as their iterate's Coulomb error meets the
-// outer tolerance (apgd_control), from the error of the step's warm start: only where that is more
-// than kFarWarmStart times the tolerance, a step taking an impact (the demo bed's landings start 50-70
-// times off), whose next step's contacts and forces differ anyway. Elsewhere the QP still runs to its
-// inner tolerance and ends well below the outer one, and that margin is what the next step's warm
-// start inherits. A lower threshold spends it: at 5 the 10k pour's settling steps (5-30 times off)
-// stopped at the tolerance, the steps after them started 3-5 times off instead of 1-2 and took 59
-// instead of 32 APGD iterations each, and 1,000 steps took 1.8 times as long; stopping every step
-// left the resting 10k bed 25% slower. At 30: demo bed (4,000 steps) 1.99 -> 1.75 APGD iterations per
-// island solve, 10k pour (1,000) 0.94 -> 0.98, 1k pour (1,500) and resting bed (300) unchanged within
-// their spread (docs/method.md). Tresca QPs only: stopping the staggered loop's contact QPs the same
-// way cost the card house 2.5 times its outer iterations.
-constexpr double kFarWarmStart = 30;
-template <class T>
-STAGGER_HD STAGGER_INLINE bool stops_on_outer_tolerance(T warm_start_error, T tolerance) {
-  return warm_start_error > T(kFarWarmStart) * tolerance;
 }
 
 // Per-island decision on a trial from the island's summed terms: backtrack (L doubles, same y)
@@ -250,16 +224,7 @@ STAGGER_HD STAGGER_INLINE void apgd_control(ApgdIsland<T>& s, ApgdTerms<T> sum, 
     s.best_residual = r;
     s.improved = 1;
   }
-  // A Tresca QP of a step that starts far off also stops where its point already answers the outer
-  // loop (stops_on_outer_tolerance): the inner tolerance, a fraction of the outer error, is only a
-  // proxy for that (on the landing demo bed an endgame QP held to 0.8 of the outer tolerance ran 119
-  // iterations, and the outer error ended at 0.4 of it).
-  const bool answers = s.outer_tolerance > T(0) && sqrt_of(sum.coulomb) * s.scale <= s.outer_tolerance;
-  if (answers && !s.improved) {  // x+ is returned, whatever its QP residual
-    s.best_residual = r;
-    s.improved = 1;
-  }
-  if (answers || !(r > s.tolerance) || s.iterations >= max_iterations) s.active = 0;  // NaN also stops
+  if (!(r > s.tolerance) || s.iterations >= max_iterations) s.active = 0;  // NaN also stops
   // Accept: the trial becomes x, x becomes x_prev (ApgdBuffers); the best point follows.
   s.rotation = s.rotation == 2 ? 0 : s.rotation + 1;
   if (s.improved) {

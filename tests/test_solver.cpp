@@ -280,46 +280,6 @@ TEST_CASE("the batched backend equals the Eigen reference on island problems", "
   }
 }
 
-// A Tresca QP of a step whose warm start is far off (an impact) returns its first iterate that meets
-// the outer tolerance instead of running on to its inner tolerance (stops_on_outer_tolerance,
-// kernels/apgd.h); near the solution nothing changes. Dense coupling (three contacts per body) is where
-// the inner tolerance overshoots.
-TEST_CASE("a Tresca QP of a step that starts far off stops where it meets the outer tolerance", "[solver][tresca]") {
-  SolverSettings s;
-  s.method = Method::tresca_fixed_point;
-  s.tolerance = 1e-3;
-  s.tolerance_set = true;
-  s.max_outer_iterations = 200;
-  s.max_inner_iterations = 5000;
-  SolveControls off;
-  off.stop_on_outer_tolerance = false;
-  for (unsigned seed = 1; seed <= 4; ++seed) {
-    CAPTURE(seed);
-    ContactProblem p = random_problem(seed, 1, 100, 300, 0.5);  // cold: its error is about 1
-    const std::vector<NamedResult> stopped = solve_everywhere(p, s), full = solve_everywhere(p, s, off);
-    REQUIRE(stopped.size() == full.size());
-    for (size_t b = 0; b < stopped.size(); ++b) {
-      CAPTURE(stopped[b].backend);
-      const IslandStats &on = stopped[b].result.islands[0], &no = full[b].result.islands[0];
-      CAPTURE(on.inner_iterations, no.inner_iterations, on.error, no.error);
-      REQUIRE(on.converged);
-      REQUIRE(no.converged);
-      REQUIRE(measured_natural_map_error(p, stopped[b].result) <= s.tolerance * (1 + 1e-9));
-      REQUIRE(on.inner_iterations < no.inner_iterations);
-    }
-    // Warm started from a tight solution, the step starts within the tolerance's reach: the QP runs
-    // to its inner tolerance, bit for bit as without the rule.
-    const SolveResult exact = BatchedSolver{}.solve(p, tight(Method::tresca_fixed_point), test_controls());
-    p.alpha_warm = exact.alpha;
-    p.beta_warm = exact.beta;
-    for (double& a : p.alpha_warm) a *= 1.002;  // off by far less than kFarWarmStart tolerances
-    const SolveResult near_on = BatchedSolver{}.solve(p, s), near_off = BatchedSolver{}.solve(p, s, off);
-    REQUIRE(near_on.islands[0].inner_iterations > 0);
-    REQUIRE(near_on.alpha == near_off.alpha);
-    REQUIRE(near_on.beta == near_off.beta);
-  }
-}
-
 // One island of more than 10,000 contacts: 329 blocks of the GPU's 32 contacts, so the GPU reduces it
 // with its one-thread-block-per-island path (more than 256 blocks; test_cuda_solver.cpp runs it there);
 // here the CPU executor in both shapes, 256- and 32-contact blocks, against the Eigen reference.

@@ -90,9 +90,6 @@ struct SolveControls {
   // Late APGD iterations launch over lists of the islands still iterating (host/solve/active_lists.h);
   // off: over every block, body and island, done ones masked. The same results bit for bit either way.
   bool compact_active = true;
-  // Tresca QPs of a step that starts far off stop once their iterate meets the outer tolerance
-  // (stops_on_outer_tolerance, kernels/apgd.h); off: on their inner tolerance only (tests, ablations).
-  bool stop_on_outer_tolerance = true;
 };
 
 }  // namespace stagger

@@ -62,9 +62,8 @@ struct StaggeredBatched {
   Array<T> bound_;  // the Tresca fixed point's friction radii mu*alpha (previous outer iteration)
   Array<T> scale_n_, scale_t_, inv_scale_n_, inv_scale_t_;  // per contact: APGD's diagonal scales (kernels/apgd.h)
   // Per island, its settings once "auto" is resolved (island_settings, host/scene/scene.h): the outer
-  // tolerance, the inner tolerance's ratio and endgame fraction, and the phase of each QP it runs;
-  // this step's outer tolerance for its QPs to stop on, or 0 (stops_on_outer_tolerance).
-  Array<T> tolerance_, tau_ratio_, tau_endgame_, answer_tolerance_;
+  // tolerance, the inner tolerance's ratio and endgame fraction, and the phase of each QP it runs.
+  Array<T> tolerance_, tau_ratio_, tau_endgame_;
   Array<int> phase_judged_, phase_friction_, phase_both_;
   Array<int> staggered_, tresca_, between_;  // island masks: by method; the current "between" pass
   Array<int> stalled_;  // per island: its outer error stopped improving (no endgame floor any more)
@@ -81,7 +80,6 @@ struct StaggeredBatched {
   // The islands still iterating in an APGD loop as lists (SolveControls::compact_active).
   ActiveLists<Exec> active_lists_;
   bool compact_active_ = true;
-  bool stop_on_outer_tolerance_ = true;  // SolveControls::stop_on_outer_tolerance
   Array<IslandStats> stats_;
   DenseIslands<Exec, T> dense_;  // small islands' Delassus matrices
 
@@ -135,7 +133,7 @@ struct StaggeredBatched {
     Exec::fill(bound_, nc, T(0));
     for (Array<T>* v : {&scale_n_, &scale_t_, &inv_scale_n_, &inv_scale_t_}) Exec::fill(*v, nc, T(1));
     Exec::fill(apgd_, ni, ApgdIsland<T>{});
-    Exec::fill(island_terms_, ni, ApgdTerms<T>{0, 0, 0, 0, 0});
+    Exec::fill(island_terms_, ni, ApgdTerms<T>{0, 0, 0, 0});
     Exec::fill(island_value_, ni, T(0));
     for (Array<T>* v : {&scale_, &error_, &best_error_, &tau_, &lipschitz_contact_, &lipschitz_friction_,
                              &peak_contact_, &peak_friction_})
@@ -164,7 +162,7 @@ struct StaggeredBatched {
     Exec::upload(blocks_host_, blocks_);
     Exec::upload(island_block_begin, island_block_begin_);
     exec.plan_islands(island_block_begin);
-    Exec::fill(block_terms_, blocks_host_.size(), ApgdTerms<T>{0, 0, 0, 0, 0});
+    Exec::fill(block_terms_, blocks_host_.size(), ApgdTerms<T>{0, 0, 0, 0});
     Exec::fill(block_value_, blocks_host_.size(), T(0));
   }
 
@@ -344,16 +342,12 @@ struct StaggeredBatched {
   // One QP on each island with run[i] != 0, of the island's phase phase_of[i] (a QpPhase), from cur_ to
   // tolerance tau_[i]; result in cur_. `start_velocities`: the contact velocities of cur_ are already
   // where contact_velocities() reads them and projecting cur_ changes nothing, so the start point's
-  // gradient needs no product (the first QP after errors_of_warm_start). `judged`: the QP the outer
-  // loop judges its islands on (solve_coulomb); a Tresca one also stops where its iterate meets the
-  // island's outer tolerance (apgd_control).
-  void run_qp(Array<int>& phase_of, Array<int>& run, int max_iterations, bool start_velocities = false,
-              bool judged = false) {
-    with_friction_view([&](const auto& p) { run_qp_on(p, phase_of, run, max_iterations, start_velocities, judged); });
+  // gradient needs no product (the first QP after errors_of_warm_start).
+  void run_qp(Array<int>& phase_of, Array<int>& run, int max_iterations, bool start_velocities = false) {
+    with_friction_view([&](const auto& p) { run_qp_on(p, phase_of, run, max_iterations, start_velocities); });
   }
   template <class P>
-  void run_qp_on(const P p, Array<int>& phase_of, Array<int>& run, int max_iterations, bool start_velocities,
-                 bool judged) {
+  void run_qp_on(const P p, Array<int>& phase_of, Array<int>& run, int max_iterations, bool start_velocities) {
     const int ni = p.num_islands;
     const int* phases = ptr(phase_of);
     const ApgdBuffers<T> u = buffers(u_), g = buffers(g_);
@@ -393,7 +387,7 @@ struct StaggeredBatched {
     // which an island runs, share the other.
     T *lipschitz_f = ptr(lipschitz_friction_), *lipschitz_c = ptr(lipschitz_contact_);
     T *peak_f = ptr(peak_friction_), *peak_c = ptr(peak_contact_);
-    const T *tau = ptr(tau_), *scale = ptr(scale_), *r2 = ptr(island_value_), *answer_tol = ptr(answer_tolerance_);
+    const T *tau = ptr(tau_), *scale = ptr(scale_), *r2 = ptr(island_value_);
     int* active = ptr(active_);  // the mask of the islands iterating: apgd[i].active, for the loops
     exec.for_each(ni, [=] STAGGER_HD(int i) {
       ApgdIsland<T>& s = apgd[i];
@@ -405,9 +399,6 @@ struct StaggeredBatched {
       s.lipschitz = max_of(QpPhase(phases[i]) == QpPhase::friction ? lipschitz_f[i] : lipschitz_c[i], T(1));
       s.start_lipschitz = s.lipschitz;
       s.tolerance = tau[i];
-      // Only Tresca QPs, and only in a step that starts far off, stop on the outer tolerance
-      // (stops_on_outer_tolerance, kernels/apgd.h).
-      s.outer_tolerance = judged && QpPhase(phases[i]) == QpPhase::tresca ? answer_tol[i] : T(0);
       s.scale = scale[i];
       s.best_residual = sqrt_of(r2[i]) * s.scale;
       s.active = s.best_residual > s.tolerance ? 1 : 0;
@@ -458,11 +449,11 @@ struct StaggeredBatched {
               const ApgdIsland<T>& s = apgd[i];
               const int b = buffer_trial(s.rotation);
               contact_rows(p, k, vel(k), shift ? shift[k] : T(0), u.alpha[b][k], g.alpha[b], g.beta[b]);
-              return apgd_terms(p, k, QpPhase(phases[i]), s.momentum, s.rotation, u, g, s.outer_tolerance > T(0));
+              return apgd_terms(p, k, QpPhase(phases[i]), s.momentum, s.rotation, u, g);
             },
-            SumOp{}, ApgdTerms<T>{0, 0, 0, 0, 0}, ptr(block_terms_), block_list);
+            SumOp{}, ApgdTerms<T>{0, 0, 0, 0}, ptr(block_terms_), block_list);
         exec.island_reduce(run_islands, ptr(island_block_begin_), active, ptr(block_terms_), SumOp{},
-                           ApgdTerms<T>{0, 0, 0, 0, 0}, ptr(island_terms_), island_list);
+                           ApgdTerms<T>{0, 0, 0, 0}, ptr(island_terms_), island_list);
         // The control, and the mask the next iteration's loops read.
         exec.for_each(run_islands, [=] STAGGER_HD(int j) {
           const int i = island_list ? island_list[j] : j;
@@ -561,7 +552,6 @@ struct StaggeredBatched {
     exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { stats[i].error = best[i]; });
   }
 
-  // Also decides which islands' Tresca QPs may stop on the outer tolerance (stops_on_outer_tolerance).
   // The first inner tolerance comes from the warm start's error (SOLVER.md's err = +inf would
   // accept a warm start just under the tolerance unrefined, which lets a sliding block drift 2%
   // off), but never tighter than a tenth of the outer tolerance: a good warm start then costs few
@@ -570,12 +560,7 @@ struct StaggeredBatched {
     island_errors(all_);
     T* error = ptr(error_);
     const T* tolerance = ptr(tolerance_);
-    T* answer = ptr(answer_tolerance_);
-    const bool stop = stop_on_outer_tolerance_;
-    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
-      answer[i] = stop && stops_on_outer_tolerance(error[i], tolerance[i]) ? tolerance[i] : T(0);
-      error[i] = max_of(error[i], tolerance[i]);
-    });
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { error[i] = max_of(error[i], tolerance[i]); });
   }
 
   // mask = a & b, per island.
@@ -601,7 +586,7 @@ struct StaggeredBatched {
       inner_tolerances(s, c.adaptive_inner_tolerance);
       // The first QP starts where the warm start's error left the velocities: contact and Tresca sets
       // leave the projected warm start (and radii mu*alpha of it) as it is.
-      run_qp(phase_judged_, outer_, s.max_inner_iterations, /*start_velocities=*/it == 1, /*judged=*/true);
+      run_qp(phase_judged_, outer_, s.max_inner_iterations, /*start_velocities=*/it == 1);
       errors_after_qp(outer_);
       bool any = record_outer_iteration(it);
       trace(c, it);
@@ -705,7 +690,6 @@ struct StaggeredBatched {
     Exec::upload(tolerance, tolerance_);
     Exec::upload(ratio, tau_ratio_);
     Exec::upload(endgame, tau_endgame_);
-    Exec::fill(answer_tolerance_, ni, T(0));
     Exec::upload(judged, phase_judged_);
     Exec::upload(staggered, staggered_);
     Exec::upload(tresca, tresca_);
@@ -795,7 +779,6 @@ struct StaggeredBatched {
            const SolveControls& controls) {
     exec.configure(controls.block_size, controls.loop_check_interval);
     compact_active_ = controls.compact_active;
-    stop_on_outer_tolerance_ = controls.stop_on_outer_tolerance;
     resize(structure);
     p_ = view;
     p_.friction_bound = ptr(bound_);

@@ -10,7 +10,6 @@
 #include <Eigen/Dense>
 #include <Eigen/Sparse>
 
-#include "kernels/apgd.h"
 #include "kernels/feasible_sets.h"
 #include "kernels/projections.h"
 
@@ -147,21 +146,15 @@ struct QpOutcome {
   double lipschitz = 0;
 };
 
-// Whether an iterate of a Tresca QP already meets the outer tolerance (its Coulomb error): in a step
-// that starts far off (stops_on_outer_tolerance) the QP stops there and returns that iterate.
-// It gets the iterate and its gradient A x + r (for a Tresca QP the contact velocities W gamma + b).
-using Answers = std::function<bool(const VectorXd& x, const VectorXd& gradient)>;
-
 // APGD exactly as SOLVER.md writes it: min 1/2 x'Ax + x'r over the set of `project`.
 QpOutcome apgd(const Sparse& a, const VectorXd& r, VectorXd x, const Projection& project, double tolerance,
-               double scale, int max_iterations, double lipschitz, const Answers& answers = nullptr) {
+               double scale, int max_iterations, double lipschitz) {
   auto f = [&](const VectorXd& z) { return 0.5 * z.dot(a * z) + z.dot(r); };
-  auto residual_at = [&](const VectorXd& z, const VectorXd& gradient) {
-    VectorXd step = z - gradient;
+  auto residual = [&](const VectorXd& z) {
+    VectorXd step = z - (a * z + r);
     project(step);
     return (z - step).norm() * scale;
   };
-  auto residual = [&](const VectorXd& z) { return residual_at(z, a * z + r); };
   project(x);
   QpOutcome out;
   out.x = x;
@@ -197,15 +190,10 @@ QpOutcome apgd(const Sparse& a, const VectorXd& r, VectorXd x, const Projection&
     theta = theta_next;
     L *= 0.9;
     out.iterations = it;
-    const VectorXd gx = a * x + r;
-    double res = residual_at(x, gx);
+    double res = residual(x);
     if (res < best) {
       best = res;
       out.x = x;
-    }
-    if (answers && answers(x, gx)) {
-      out.x = x;
-      break;
     }
     if (!(res > tolerance)) break;
   }
@@ -213,10 +201,10 @@ QpOutcome apgd(const Sparse& a, const VectorXd& r, VectorXd x, const Projection&
   return out;
 }
 
-// Natural-map error of (alpha, beta) on the island from its contact velocities vn = normal rows,
-// vt = friction rows of W gamma + b (+ shift on normal rows).
-template <class A, class B, class N, class V>
-double natural_map_error_of(const IslandProblem& ip, const A& alpha, const B& beta, const N& vn, const V& vt) {
+// Natural-map error of (alpha, beta) on the island, with v = W gamma + b (+ shift on normal rows).
+double natural_map_error(const IslandProblem& ip, const VectorXd& alpha, const VectorXd& beta) {
+  const VectorXd vn = ip.wnn * alpha + ip.wnt * beta + ip.bn;
+  const VectorXd vt = ip.wtn * alpha + ip.wtt * beta + ip.bt;
   double sum = 0;
   const int nt = ip.nt;
   for (int k = 0; k < ip.nc; ++k) {
@@ -243,13 +231,6 @@ double natural_map_error_of(const IslandProblem& ip, const A& alpha, const B& be
     for (int j = 0; j < nt; ++j) sum += (b0[j] - b[j]) * (b0[j] - b[j]);
   }
   return std::sqrt(sum) * ip.scale;
-}
-
-// The same from the impulses, with v = W gamma + b.
-double natural_map_error(const IslandProblem& ip, const VectorXd& alpha, const VectorXd& beta) {
-  const VectorXd vn = ip.wnn * alpha + ip.wnt * beta + ip.bn;
-  const VectorXd vt = ip.wtn * alpha + ip.wtt * beta + ip.bt;
-  return natural_map_error_of(ip, alpha, beta, vn, vt);
 }
 
 Projection contact_set() {
@@ -361,8 +342,7 @@ IslandSolution solve_tresca(const IslandProblem& ip, VectorXd alpha, VectorXd be
   VectorXd gamma = stacked(alpha, beta);
   double L = power_estimate(w);
   IslandSolution out(alpha, beta);
-  const double warm_error = natural_map_error(ip, alpha, beta);
-  double err = std::max(warm_error, s.tolerance);
+  double err = std::max(natural_map_error(ip, alpha, beta), s.tolerance);
   VectorXd bound_alpha = alpha.cwiseMax(0.0);  // friction radii / mu
   bool stalled = false;
   for (int it = 1; it <= s.max_outer_iterations; ++it) {
@@ -374,11 +354,7 @@ IslandSolution solve_tresca(const IslandProblem& ip, VectorXd alpha, VectorXd be
       friction(f);
       g.tail(nc * nt) = f;
     };
-    const Answers answers = [&](const VectorXd& g, const VectorXd& v) {
-      return natural_map_error_of(ip, g.head(nc), g.tail(nc * nt), v.head(nc), v.tail(nc * nt)) <= s.tolerance;
-    };
-    const bool far_off = c.stop_on_outer_tolerance && stops_on_outer_tolerance(warm_error, s.tolerance);
-    QpOutcome q = apgd(w, b, gamma, tresca, tau, ip.scale, s.max_inner_iterations, L, far_off ? answers : nullptr);
+    QpOutcome q = apgd(w, b, gamma, tresca, tau, ip.scale, s.max_inner_iterations, L);
     gamma = q.x;
     L = q.lipschitz;
     out.stats.inner_iterations += q.iterations;
