@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Two builds of stagger on the same scenes, runs alternated (A, B, A, B, ...) so that a VM whose speed
 # drifts over minutes treats both alike: one CSV row per run with wall and stage seconds, the outer and
-# APGD iterations per step, the deepest overlap and the last step's state hash (equal hashes: the same
-# states, so only the speed changed).
+# APGD iterations (per island solve, and all islands' per step), the deepest overlap and the last
+# step's state hash (equal hashes: the same states, so only the speed changed).
 #
 #   bench/ab.sh LABEL_A BINARY_A LABEL_B BINARY_B [ROUNDS] > result.csv
 #
@@ -21,7 +21,7 @@ scenes=${SCENES:-"scenes/brazil_nut_small.json:4000 bench/scenes/spheres_pile_1k
 python=/usr/bin/python3
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-echo "commit,run,scene,steps,threads,wall_seconds,steps_per_second,solve_seconds,broadphase_seconds,outer_iterations_mean,inner_iterations_mean,converged_fraction,max_penetration,state_hash_last"
+echo "commit,run,scene,steps,threads,wall_seconds,steps_per_second,solve_seconds,broadphase_seconds,outer_iterations_mean,inner_iterations_mean,apgd_iterations_per_step,converged_fraction,max_penetration,state_hash_last"
 for run in $(seq 1 "$rounds"); do
   for entry in $scenes; do
     scene=${entry%%:*} steps=${entry##*:}
@@ -35,7 +35,7 @@ path, label, run, steps, threads, digest = sys.argv[1:]
 s = json.load(open(path))
 st = s["stage_seconds"]
 print(f'{label},{run},{s["scene"]},{steps},{threads},{s["wall_seconds"]:.3f},{s["steps_per_second"]:.2f},'
-      f'{st["solve"]:.3f},{st["broadphase"]:.3f},{s["outer_iterations_mean"]:.3f},{s["inner_iterations_mean"]:.2f},'
+      f'{st["solve"]:.3f},{st["broadphase"]:.3f},{s["outer_iterations_mean"]:.3f},{s["inner_iterations_mean"]:.2f},{s["apgd_iterations_per_step"]:.2f},'
       f'{s["converged_fraction"]:.4f},{s["max_penetration"]:.3g},{digest}')
 EOF
     done

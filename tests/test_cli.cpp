@@ -33,6 +33,9 @@ TEST_CASE("a run writes final_state.csv and summary.json", "[cli]") {
   REQUIRE(summary["backend"] == "cpu");
   REQUIRE(summary["status"] == "ok");
   REQUIRE(summary["max_penetration"].get<double>() < 1e-6);
+  // The solver's work per step is the per-solve mean times the island solves per step.
+  REQUIRE(summary["apgd_iterations_per_step"].get<double>() ==
+          Approx(summary["inner_iterations_mean"].get<double>() * summary["islands_mean"].get<double>()));
   REQUIRE(fs::exists(dir / "out" / "frames" / "frame_00000000.csv"));
   REQUIRE(fs::exists(dir / "out" / "frames" / "frame_00000030.csv"));
   REQUIRE(fs::exists(dir / "out" / "frames" / "index.csv"));

@@ -138,6 +138,9 @@ nlohmann::json summary_json(const World& world, const RunRecord& record, double 
   j["outer_iterations_mean"] = solves > 0 ? double(record.outer_sum) / solves : 0.0;
   j["outer_iterations_max"] = record.outer_max;
   j["inner_iterations_mean"] = solves > 0 ? double(record.inner_sum) / solves : 0.0;
+  // The work: every island's APGD iterations, per step. The per-solve mean above is mostly the small
+  // islands' (a shaken bed's step solves its big island and a few pairs), so it hides the big one.
+  j["apgd_iterations_per_step"] = double(record.inner_sum) / n;
   j["converged_fraction"] = record.steps ? double(record.converged_steps) / double(record.steps) : 1.0;
   // Not hidden: how many steps and island solves ended at the iteration cap (they return the best
   // iterate after the final contact projection).
