@@ -31,14 +31,13 @@ struct QualityCombine {
 // The identity of QualityCombine (every measure starts below any contact's value).
 STAGGER_HD STAGGER_INLINE QualityTerms no_quality_terms() { return QualityTerms{-1e300, 0, -1e300, 0, -1e300, 0}; }
 
-// Contact k's terms for body velocities v, w (solver slots) and impulses alpha, beta (the problem's
-// layout); `gap` is the contact's gap before the step.
+// Contact k's terms for its relative velocity `velocity` after the step (n.w, t1.w, t2.w) and
+// impulses alpha, beta (the problem's layout); `gap` is the contact's gap before the step.
 template <class P, class T = typename P::Real>
-STAGGER_HD STAGGER_INLINE QualityTerms contact_quality(const P& p, int k, const Vec3<T>* v, const Vec3<T>* w,
-                                                       const T* alpha, const T* beta, double gap, double h) {
+STAGGER_HD STAGGER_INLINE QualityTerms contact_quality_at(const P& p, int k, Vec3<T> velocity, const T* alpha,
+                                                          const T* beta, double gap, double h) {
   const int nt = p.friction_dims;
-  const Vec3<T> vt = contact_velocity(p, k, v, w);
-  const Vec3<double> vel{double(vt.x), double(vt.y), double(vt.z)};
+  const Vec3<double> vel{double(velocity.x), double(velocity.y), double(velocity.z)};
   const double a = double(alpha[k]);
   const double s = vel.x - double(p.rhs[k]) + (p.compliance ? double(p.compliance[k]) * a : 0.0);
   const T* bk = beta + (long long)k * nt;
@@ -60,6 +59,13 @@ STAGGER_HD STAGGER_INLINE QualityTerms contact_quality(const P& p, int k, const 
     q.dissipation = max_of(unsaturated, misdirected);
   }
   return q;
+}
+
+// The same for body velocities v, w (solver slots).
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE QualityTerms contact_quality(const P& p, int k, const Vec3<T>* v, const Vec3<T>* w,
+                                                       const T* alpha, const T* beta, double gap, double h) {
+  return contact_quality_at(p, k, contact_velocity(p, k, v, w), alpha, beta, gap, h);
 }
 
 }  // namespace stagger

@@ -23,27 +23,45 @@ StepQuality step_quality(const QualityTerms& terms, double natural_map_error) {
 }
 
 // Both measures are one pass over every contact, run in parallel (they cost a tenth of a step on a
-// resting bed when serial). The natural map's island sums are then taken serially in contact order, and
-// QualityCombine takes only maxima and counts, so the figures do not depend on the thread count.
-double measured_natural_map_error(const ContactProblem& problem, const SolveResult& result) {
-  const ProblemView<double> p = problem.view();
-  std::vector<double> residual2(std::size_t(p.num_contacts)), free2(std::size_t(p.num_contacts));
-  parallel_for(p.num_contacts, [&](int k) {
-    const Vec3d vel = contact_velocity(p, k, result.v.data(), result.w.data());
-    residual2[k] = natural_map_residual2(p, k, result.alpha.data(), result.beta.data(), vel, /*coulomb=*/true);
-    free2[k] = free_velocity_norm2(p, k, contact_velocity(p, k, p.v_pred, p.w_pred));
-  });
+// resting bed when serial), sharing each contact's velocity. The natural map's island sums are then
+// taken serially in contact order, and QualityCombine takes only maxima and counts, so the figures do
+// not depend on the thread count.
+namespace {
+
+// Contact k's squared natural-map residual for the returned impulses and velocities, and its squared
+// free velocity rows (the island's error scale).
+struct NaturalMapTerms {
+  double residual2, free2;
+};
+NaturalMapTerms natural_map_terms(const ProblemView<double>& p, int k, const SolveResult& result, Vec3d velocity) {
+  return {natural_map_residual2(p, k, result.alpha.data(), result.beta.data(), velocity, /*coulomb=*/true),
+          free_velocity_norm2(p, k, contact_velocity(p, k, p.v_pred, p.w_pred))};
+}
+
+// The largest island error from the contacts' terms.
+double largest_island_error(const ProblemView<double>& p, const std::vector<NaturalMapTerms>& terms) {
   double worst = 0;
   for (int i = 0; i < p.num_islands; ++i) {
     double island_residual2 = 0, island_free2 = 0;
     const int begin = p.island_contact_begin[i], end = p.island_contact_begin[i + 1];
     for (int k = begin; k < end; ++k) {
-      island_residual2 += residual2[k];
-      island_free2 += free2[k];
+      island_residual2 += terms[k].residual2;
+      island_free2 += terms[k].free2;
     }
     worst = std::max(worst, std::sqrt(island_residual2) * island_error_scale(island_free2, (end - begin) * (1 + p.friction_dims)));
   }
   return worst;
+}
+
+}  // namespace
+
+double measured_natural_map_error(const ContactProblem& problem, const SolveResult& result) {
+  const ProblemView<double> p = problem.view();
+  std::vector<NaturalMapTerms> terms(std::size_t(p.num_contacts));
+  parallel_for(p.num_contacts, [&](int k) {
+    terms[k] = natural_map_terms(p, k, result, contact_velocity(p, k, result.v.data(), result.w.data()));
+  });
+  return largest_island_error(p, terms);
 }
 
 StepQuality measure_quality(const ContactProblem& problem, const SolveResult& result, const std::vector<double>& gaps,
@@ -52,19 +70,23 @@ StepQuality measure_quality(const ContactProblem& problem, const SolveResult& re
   constexpr int kChunk = 1024;
   const int chunks = (p.num_contacts + kChunk - 1) / kChunk;
   std::vector<QualityTerms> chunk_terms(std::size_t(chunks), no_quality_terms());
+  std::vector<NaturalMapTerms> map_terms(std::size_t(p.num_contacts));
   parallel_for(
       chunks,
       [&](int c) {
         QualityTerms terms = no_quality_terms();
-        for (int k = c * kChunk; k < std::min(p.num_contacts, (c + 1) * kChunk); ++k)
-          terms = QualityCombine{}(terms, contact_quality(p, k, result.v.data(), result.w.data(), result.alpha.data(),
-                                                          result.beta.data(), gaps[k], h));
+        for (int k = c * kChunk; k < std::min(p.num_contacts, (c + 1) * kChunk); ++k) {
+          const Vec3d velocity = contact_velocity(p, k, result.v.data(), result.w.data());
+          terms = QualityCombine{}(terms, contact_quality_at(p, k, velocity, result.alpha.data(), result.beta.data(),
+                                                             gaps[k], h));
+          map_terms[k] = natural_map_terms(p, k, result, velocity);
+        }
         chunk_terms[c] = terms;
       },
       p.num_contacts);
   QualityTerms terms = no_quality_terms();
   for (const QualityTerms& t : chunk_terms) terms = QualityCombine{}(terms, t);
-  return step_quality(terms, measured_natural_map_error(problem, result));
+  return step_quality(terms, largest_island_error(p, map_terms));
 }
 
 }  // namespace stagger
