@@ -37,6 +37,7 @@ template <class P, class T = typename P::Real>
 STAGGER_HD STAGGER_INLINE QualityTerms contact_quality_at(const P& p, int k, Vec3<T> velocity, const T* alpha,
                                                           const T* beta, double gap, double h) {
   const int nt = p.friction_dims;
+  velocity = with_tangential_spring(p, k, velocity, beta);  // a tangential spring's slip is its rows'
   const Vec3<double> vel{double(velocity.x), double(velocity.y), double(velocity.z)};
   const double a = double(alpha[k]);
   const double s = vel.x - double(p.rhs[k]) + (p.compliance ? double(p.compliance[k]) * a : 0.0);

@@ -72,6 +72,26 @@ STAGGER_HD STAGGER_INLINE Vec3<T> contact_velocity(const P& p, int k, const Vec3
   return {dot(p.normal[k], rel), dot(p.tangent1[k], rel), dot(p.tangent2[k], rel)};
 }
 
+// Contact k's velocity (n.w, t1.w, t2.w) as its friction rows see it: with a tangential spring
+// (ProblemView::tangential_spring) the tangent part gains epsilon_t (beta_t - beta_prev), for the
+// friction impulse (b1, b2) in the contact's frame.
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE Vec3<T> add_tangential_spring(const P& p, int k, Vec3<T> vel, T b1, T b2) {
+  if (!p.tangential_compliance) return vel;
+  const T e = p.tangential_compliance[k];
+  vel.y += e * (b1 - p.tangential_spring[2 * k]);
+  vel.z += e * (b2 - p.tangential_spring[2 * k + 1]);
+  return vel;
+}
+// The same for contact k's friction unknowns in `beta` (the problem's layout).
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE Vec3<T> with_tangential_spring(const P& p, int k, Vec3<T> vel, const T* beta) {
+  if (!p.tangential_compliance) return vel;
+  T b1, b2;
+  tangent_impulse(p, k, beta, b1, b2);
+  return add_tangential_spring(p, k, vel, b1, b2);
+}
+
 // Friction rows of a contact velocity (t1.w, t2.w): the 2 cone rows or the m facet rows.
 template <class P, class T = typename P::Real>
 STAGGER_HD STAGGER_INLINE void friction_rows(const P& p, Vec3<T> vel, T* rows) {
@@ -84,13 +104,14 @@ STAGGER_HD STAGGER_INLINE void friction_rows(const P& p, Vec3<T> vel, T* rows) {
 }
 
 // Rows of contact k's velocity in the unknowns' layout: the normal row (minus c, plus the optional
-// shift of successive relaxation, plus a compliant contact's epsilon alpha) and the friction rows.
+// shift of successive relaxation, plus a compliant contact's epsilon alpha) and the friction rows (plus
+// a tangential spring's term, for the friction unknowns in `beta`).
 template <class P, class T = typename P::Real>
-STAGGER_HD STAGGER_INLINE void contact_rows(const P& p, int k, Vec3<T> vel, T normal_shift, T alpha, T* g_alpha,
-                                            T* g_beta) {
+STAGGER_HD STAGGER_INLINE void contact_rows(const P& p, int k, Vec3<T> vel, T normal_shift, T alpha,
+                                            const T* beta, T* g_alpha, T* g_beta) {
   g_alpha[k] = vel.x - p.rhs[k] + normal_shift;
   if (p.compliance) g_alpha[k] += p.compliance[k] * alpha;
-  friction_rows(p, vel, g_beta + k * p.friction_dims);
+  friction_rows(p, with_tangential_spring(p, k, vel, beta), g_beta + k * p.friction_dims);
 }
 
 // Diagonal entry of W for contact k's row along `dir` (from its bodies' inverse masses and inertias).
@@ -117,6 +138,7 @@ STAGGER_HD STAGGER_INLINE void delassus_scales(const P& p, int k, T& scale_n, T&
   scale_n = delassus_row_norm(p, k, p.normal[k]);
   if (p.compliance) scale_n += p.compliance[k];
   scale_t = max_of(delassus_row_norm(p, k, p.tangent1[k]), delassus_row_norm(p, k, p.tangent2[k]));
+  if (p.tangential_compliance) scale_t += p.tangential_compliance[k];
 }
 
 }  // namespace stagger

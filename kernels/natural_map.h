@@ -48,7 +48,7 @@ template <class P, class T = typename P::Real>
 STAGGER_HD STAGGER_INLINE T natural_map_residual2(const P& p, int k, const T* alpha, const T* beta,
                                                   Vec3<T> vel, bool coulomb) {
   T vt[P::kFrictionCapacity];
-  friction_rows(p, vel, vt);
+  friction_rows(p, with_tangential_spring(p, k, vel, beta), vt);
   T normal = vel.x - p.rhs[k];
   if (p.compliance) normal += p.compliance[k] * alpha[k];
   return natural_map_residual2_of_rows(p, k, alpha, beta, normal, vt, coulomb);
@@ -69,7 +69,7 @@ STAGGER_HD STAGGER_INLINE T island_error_scale(T b2, int rows) {
 template <class P, class T = typename P::Real>
 STAGGER_HD STAGGER_INLINE T free_velocity_norm2(const P& p, int k, Vec3<T> vel_free) {
   T vt[P::kFrictionCapacity];
-  friction_rows(p, vel_free, vt);
+  friction_rows(p, add_tangential_spring(p, k, vel_free, T(0), T(0)), vt);
   T r = square(vel_free.x - p.rhs[k]);
   for (int j = 0; j < p.friction_dims; ++j) r += square(vt[j]);
   return r;

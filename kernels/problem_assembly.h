@@ -26,6 +26,8 @@ struct BodyView {
   // Contact stiffness (N/m, 0: rigid) and damping ratio per body; null when every body is rigid.
   const double* stiffness = nullptr;
   const double* damping_ratio = nullptr;
+  // Tangential stiffness (N/m, 0: none) per body; null when no body has one.
+  const double* tangential_stiffness = nullptr;
 
   STAGGER_HD bool dynamic(int i) const { return kind[i] == BodyKind::dynamic; }
 };
@@ -59,6 +61,7 @@ struct ContactRow {
   Vec3<double> normal, tangent1, tangent2, r_a, r_b, w_known;
   double mu, rhs;
   double compliance = 0;  // epsilon of a compliant contact (ProblemView::compliance), 0 if rigid
+  double tangential_compliance = 0;  // epsilon_t of its tangential spring (ProblemView), 0 if none
 };
 
 // World-frame inverse inertia of body i at its current orientation (zero unless dynamic).
@@ -79,7 +82,7 @@ STAGGER_HD STAGGER_INLINE Mat3<double> inverse_inertia_world(const BodyView& bod
 // then the dashpot's: `restitution` is not applied to compliant contacts.
 STAGGER_HD STAGGER_INLINE void make_compliant(const BodyView& bodies, int a, int b, double gap, double h,
                                               ContactRow& row) {
-  double compliance = 0, zeta = 0;
+  double compliance = 0, zeta = 0, tangential = 0;
   const int ends[2] = {a, b};
   for (int j = 0; j < 2; ++j) {
     const int i = ends[j];
@@ -87,7 +90,15 @@ STAGGER_HD STAGGER_INLINE void make_compliant(const BodyView& bodies, int a, int
       compliance += 1.0 / bodies.stiffness[i];
       zeta = max_of(zeta, bodies.damping_ratio[i]);
     }
+    if (bodies.tangential_stiffness && bodies.tangential_stiffness[i] > 0)
+      tangential += 1.0 / bodies.tangential_stiffness[i];
   }
+  // The tangential spring (docs/scene_format.md, "tangential_stiffness"): its force after the step is
+  // the previous step's friction impulse plus h k_t times the tangential displacement of the step,
+  // beta = beta_prev - h^2 k_t v_t, inside the friction cone (beyond it the contact slides and the
+  // spring is held at the cone, as Mindlin's capped spring in DEM codes). That is the friction rows'
+  // diagonal epsilon_t = 1 / (h^2 k_t) and the offset -epsilon_t beta_prev (ProblemView::tangential_spring).
+  if (tangential > 0) row.tangential_compliance = tangential / (h * h);
   if (compliance == 0) return;
   double w_nn = 0;
   const Vec3<double> n = row.normal;

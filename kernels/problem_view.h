@@ -40,6 +40,12 @@ struct ProblemView {
   // Compliant contacts (docs/scene_format.md, "stiffness"): the normal row of contact k gains
   // compliance[k] * alpha_k, the diagonal of a spring-dashpot; null when every contact is rigid.
   const T* compliance = nullptr;
+  // Tangential springs (docs/scene_format.md, "tangential_stiffness"): contact k's friction rows see
+  // v_t + tangential_compliance[k] (beta_t - beta_prev), beta_t its friction impulse in (t1, t2) and
+  // beta_prev = tangential_spring[2k], [2k + 1] the previous step's (the spring's force); both null when
+  // no contact has a tangential spring.
+  const T* tangential_compliance = nullptr;
+  const T* tangential_spring = nullptr;
   const int* contact_island = nullptr;
   const T* friction_bound = nullptr;  // solver state, not problem data: the tresca phase's radii
   // Solver state too: APGD's per-contact diagonal scales (host/solve/staggered_batched.h), the Delassus

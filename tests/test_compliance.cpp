@@ -116,12 +116,18 @@ TEST_CASE("a contact without compliance is the rigid one bit for bit, beside com
   Scene mixed = rigid;
   mixed.bodies.back().stiffness = 1e4;
   mixed.bodies.back().damping_ratio = 0.3;
-  for (bool resident : {false, true}) {
-    CAPTURE(resident);
+  // And with a tangential spring on the far ball: the bed's contacts then also run through the
+  // tangential code with epsilon_t = 0, and the warm-start cache carries the springs.
+  Scene tangential = mixed;
+  tangential.bodies.back().tangential_stiffness = 1e4;
+  for (const auto& [resident, compliant] : {std::pair<bool, const Scene*>{false, &mixed}, {true, &mixed},
+                                            {false, &tangential}, {true, &tangential}}) {
+    CAPTURE(resident, compliant == &tangential);
     WorldOptions options;
     options.resident = resident;
-    World a(rigid, options), b(mixed, options);
+    World a(rigid, options), b(*compliant, options);
     REQUIRE(b.bodies().compliant);
+    REQUIRE(b.bodies().tangential == (compliant == &tangential));
     for (int s = 0; s < 200; ++s) {
       a.step();
       b.step();

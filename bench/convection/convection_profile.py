@@ -17,7 +17,7 @@ the intruder rises with the beads around it. This measures it, on stagger's beds
   its friction), where the experiments' mechanism says convection and rise should nearly stop.
 
     PYTHONPATH=build/python python3 bench/convection/convection_profile.py [--scene scenes/brazil_nut.json]
-        [--duration 10] [--seeds 1 2 3] [--walls rough smooth] [--stiffness K --time-step H]
+        [--duration 10] [--seeds 1 2 3] [--walls rough smooth] [--stiffness K --time-step H [--tangential-stiffness KT]]
         [--engine liggghts --youngs 1e8 --restitution 0.9 --dt 8e-6]
 
 Writes bench/results/<machine>_cpu/convection_{profile,depth,rise}<suffix>.csv; the suffix names the scene
@@ -60,6 +60,8 @@ def bed(a, seed, smooth_walls):
     if a.stiffness:  # compliant beads and intruder (the container stays rigid: springs in series)
         for body in [g["body"] for g in d.get("generators", [])] + [b for b in d["bodies"] if b["id"] == "intruder"]:
             body.update(stiffness=a.stiffness, damping_ratio=a.damping_ratio)
+            if a.tangential_stiffness:
+                body.update(tangential_stiffness=a.tangential_stiffness)
     for body in d["bodies"]:
         if smooth_walls and body["id"] in SIDE_WALLS:
             body["friction"] = 0.0
@@ -196,6 +198,8 @@ def suffix(a):
         parts.append(f"_liggghts_E{a.youngs:.0e}_e{a.restitution:g}".replace("e+0", "e"))
     if a.stiffness:
         parts.append(f"_compliant_k{a.stiffness:g}" + (f"_h{a.time_step:g}" if a.time_step else ""))
+        if a.tangential_stiffness:
+            parts.append(f"_kt{a.tangential_stiffness:g}")
     if a.tolerance:
         parts.append(f"_tol{a.tolerance:g}")
     if a.floor_friction is not None:
@@ -215,6 +219,8 @@ def main():
     parser.add_argument("--stiffness", type=float, default=None,
                         help="compliant beads of this stiffness (N/m); the results get the suffix _compliant_k<k>_h<h>")
     parser.add_argument("--damping-ratio", type=float, default=0.0335, help="with --stiffness (0.0335: e = 0.9)")
+    parser.add_argument("--tangential-stiffness", type=float, default=None,
+                        help="with --stiffness: tangential springs of this stiffness (N/m); suffix _kt<value>")
     parser.add_argument("--time-step", type=float, default=None, help="instead of the scene's")
     parser.add_argument("--tolerance", type=float, default=None,
                         help="solver tolerance for every island; the results get the suffix _tol<value>")
@@ -227,6 +233,8 @@ def main():
     parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="runs at once")
     parser.add_argument("--machine", default=os.environ.get("MACHINE", socket.gethostname()))
     a = parser.parse_args()
+    if a.tangential_stiffness and not a.stiffness:
+        parser.error("--tangential-stiffness needs --stiffness")
     if a.engine == "liggghts" and (a.floor_friction is not None or a.stiffness or a.tolerance or a.time_step):
         parser.error("--floor-friction, --stiffness, --tolerance and --time-step are stagger's (LIGGGHTS: --youngs, "
                      "--restitution, --dt)")

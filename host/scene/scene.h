@@ -44,6 +44,7 @@ struct BodyDesc {
   double restitution = 0.0;
   double stiffness = 0;      // contact stiffness, N/m; 0: rigid
   double damping_ratio = 0;  // of the contact's spring-dashpot (compliant bodies only)
+  double tangential_stiffness = 0;  // N/m, the contact's tangential spring (compliant bodies only); 0: rigid
   BodyKind kind = BodyKind::dynamic;
   MotionDesc motion;
 };

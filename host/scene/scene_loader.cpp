@@ -120,7 +120,8 @@ MotionDesc parse_motion(const JsonNode& node) {
 // A body, or a generator's template (no id, no position).
 BodyDesc parse_body(const JsonNode& node, bool is_template, MeshLibrary& meshes) {
   node.allow_only({"id", "shape", "position", "orientation", "velocity", "angular_velocity", "mass", "density",
-                   "friction", "restitution", "stiffness", "damping_ratio", "fixed", "motion"});
+                   "friction", "restitution", "stiffness", "damping_ratio", "tangential_stiffness", "fixed",
+                   "motion"});
   BodyDesc b;
   if (is_template) {
     if (node.has("id")) node.at("id").fail("a generator's body template must not have an id (ids are generated)");
@@ -179,6 +180,11 @@ BodyDesc parse_body(const JsonNode& node, bool is_template, MeshLibrary& meshes)
   if (auto z = node.find("damping_ratio")) {
     if (!node.has("stiffness")) z->fail("a damping ratio needs a \"stiffness\" (a rigid contact has no dashpot)");
     b.damping_ratio = z->non_negative();
+  }
+  if (auto kt = node.find("tangential_stiffness")) {
+    if (!node.has("stiffness"))
+      kt->fail("a tangential stiffness needs a \"stiffness\" (the tangential spring is part of a compliant contact)");
+    b.tangential_stiffness = kt->positive();
   }
   return b;
 }

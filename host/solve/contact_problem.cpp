@@ -29,7 +29,8 @@ void ContactProblem::finalize() {
   check(normal.size() == size_t(nc) && tangent1.size() == size_t(nc) && tangent2.size() == size_t(nc) &&
             r_a.size() == size_t(nc) && r_b.size() == size_t(nc) && w_known.size() == size_t(nc) &&
             mu.size() == size_t(nc) && rhs.size() == size_t(nc) &&
-            (compliance.empty() || compliance.size() == size_t(nc)),
+            (compliance.empty() || compliance.size() == size_t(nc)) &&
+            tangential_compliance.size() == (tangential_spring.empty() ? 0 : size_t(nc)),
         "contact arrays differ in size");
   check(v_pred.size() == size_t(nb) && w_pred.size() == size_t(nb) && inv_mass.size() == size_t(nb) &&
             inv_inertia.size() == size_t(nb),
@@ -48,6 +49,7 @@ void ContactProblem::finalize_structure() {
   }
   check(alpha_warm.empty() || alpha_warm.size() == size_t(nc), "alpha_warm size");
   check(beta_warm.empty() || beta_warm.size() == size_t(nc) * size_t(friction_dims), "beta_warm size");
+  check(tangential_spring.empty() || tangential_spring.size() == 2 * size_t(nc), "tangential_spring size");
 
   std::vector<int> count(nb + 1, 0);
   for (int k = 0; k < nc; ++k) {
@@ -92,6 +94,8 @@ ProblemView<double> ContactProblem::view() const {
   p.mu = mu.data();
   p.rhs = rhs.data();
   p.compliance = compliance.empty() ? nullptr : compliance.data();
+  p.tangential_compliance = tangential_spring.empty() ? nullptr : tangential_compliance.data();
+  p.tangential_spring = tangential_spring.empty() ? nullptr : tangential_spring.data();
   p.contact_island = contact_island.data();
   p.v_pred = v_pred.data();
   p.w_pred = w_pred.data();

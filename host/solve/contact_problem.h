@@ -22,6 +22,9 @@ struct ContactProblem {
   std::vector<Vec3d> normal, tangent1, tangent2, r_a, r_b, w_known;
   std::vector<double> mu, rhs;
   std::vector<double> compliance;  // ProblemView::compliance per contact; empty when every contact is rigid
+  // ProblemView's tangential springs: epsilon_t per contact, and (structure: from the previous step,
+  // host/solve/solve_stage.cpp) the spring's friction impulse, 2 per contact; empty when none has one.
+  std::vector<double> tangential_compliance, tangential_spring;
 
   // Solver bodies, sorted by island.
   std::vector<Vec3d> v_pred, w_pred;

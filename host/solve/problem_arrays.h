@@ -40,7 +40,7 @@ template <class Exec, class T>
 struct ProblemArrays {
   template <class U>
   using Array = typename Exec::template Array<U>;
-  Array<T> facet_cos, facet_sin, mu, rhs, compliance, inv_mass;
+  Array<T> facet_cos, facet_sin, mu, rhs, compliance, tangential_compliance, tangential_spring, inv_mass;
   Array<int> slot_a, slot_b, contact_island, body_island, incidence_begin, incidence, island_contact_begin,
       island_body_begin;
   Array<Vec3<T>> normal, tangent1, tangent2, r_a, r_b, w_known, v_pred, w_pred;
@@ -57,6 +57,7 @@ struct ProblemArrays {
     put(h.mu, mu);
     put(h.rhs, rhs);
     put(h.compliance, compliance);
+    put(h.tangential_compliance, tangential_compliance);
     put(h.inv_mass, inv_mass);
     put(h.normal, normal);
     put(h.tangent1, tangent1);
@@ -70,9 +71,10 @@ struct ProblemArrays {
     return load_structure(h, !h.compliance.empty());
   }
 
-  // Copies the problem's structure (friction model, slots, islands, incidences) and sizes the number
-  // arrays, which the caller fills (host/step/resident_step_batched.h); the view points at them.
-  // `compliant`: some contact is compliant, and the compliance array is sized and viewed too.
+  // Copies the problem's structure (friction model, slots, islands, incidences, tangential springs) and
+  // sizes the number arrays, which the caller fills (host/step/resident_step_batched.h); the view points
+  // at them. `compliant`: some contact is compliant, and the compliance array is sized and viewed too;
+  // likewise tangential_compliance where the structure has tangential springs.
   ProblemView<T> load_structure(const ContactProblem& h, bool compliant) {
     Exec::upload(to_real<T>(h.facet_cos), facet_cos);
     Exec::upload(to_real<T>(h.facet_sin), facet_sin);
@@ -84,12 +86,15 @@ struct ProblemArrays {
     Exec::upload(h.incidence, incidence);
     Exec::upload(h.island_contact_begin, island_contact_begin);
     Exec::upload(h.island_body_begin, island_body_begin);
+    const bool tangential = !h.tangential_spring.empty();
+    Exec::upload(to_real<T>(h.tangential_spring), tangential_spring);
     const std::size_t nc = std::size_t(h.num_contacts()), nb = std::size_t(h.num_bodies());
     auto size = [](auto& array, std::size_t n) {
       if (array.size() != n) array.resize(n);
     };
     for (auto* a : {&mu, &rhs}) size(*a, nc);
     size(compliance, compliant ? nc : 0);
+    size(tangential_compliance, tangential ? nc : 0);
     for (auto* a : {&normal, &tangent1, &tangent2, &r_a, &r_b, &w_known}) size(*a, nc);
     size(inv_mass, nb);
     for (auto* a : {&v_pred, &w_pred}) size(*a, nb);
@@ -113,6 +118,8 @@ struct ProblemArrays {
     p.mu = Exec::ptr(mu);
     p.rhs = Exec::ptr(rhs);
     p.compliance = compliant ? Exec::ptr(compliance) : nullptr;
+    p.tangential_compliance = tangential ? Exec::ptr(tangential_compliance) : nullptr;
+    p.tangential_spring = tangential ? Exec::ptr(tangential_spring) : nullptr;
     p.contact_island = Exec::ptr(contact_island);
     p.v_pred = Exec::ptr(v_pred);
     p.w_pred = Exec::ptr(w_pred);

@@ -73,6 +73,11 @@ void build_problem_structure(const Bodies& bodies, const Contacts& contacts, con
   for (auto* v : {&p.slot_a, &p.slot_b, &p.contact_island}) v->resize(nc);
   source.resize(nc);
   const bool use_warm = warm != nullptr && solver.warm_start;
+  // Tangential springs start from the previous step's friction impulse of the same contact (its
+  // spring's force), whether or not the solver warm-starts from it.
+  const bool springs = bodies.tangential;
+  const bool look_up = warm != nullptr && (use_warm || springs);
+  p.tangential_spring.assign(springs ? 2 * size_t(nc) : 0, 0.0);
   p.alpha_warm.assign(use_warm ? nc : 0, 0.0);
   p.beta_warm.assign(use_warm ? size_t(nc) * nt : 0, 0.0);
   std::vector<double> hint_contact(use_warm ? nc : 0, 0.0), hint_friction(use_warm ? nc : 0, 0.0);
@@ -85,16 +90,22 @@ void build_problem_structure(const Bodies& bodies, const Contacts& contacts, con
     int a = contacts.a[k], b = contacts.b[k];
     p.slot_a[j] = slot_of[a];
     p.slot_b[j] = slot_of[b];
-    if (use_warm) {
+    if (look_up) {
       const WarmStartCache::Entry* prev =
           warm->find(a, b, contacts.feature[k], contacts.point[k], settings.warm_match_distance);
       if (prev) {
         Vec3d t1, t2;
         tangent_basis(contacts.normal[k], t1, t2);
-        p.alpha_warm[j] = prev->alpha;
-        friction_from_world(p, t1, t2, prev->friction, &p.beta_warm[size_t(j) * nt]);
-        hint_contact[j] = prev->lipschitz_contact;
-        hint_friction[j] = prev->lipschitz_friction;
+        if (use_warm) {
+          p.alpha_warm[j] = prev->alpha;
+          friction_from_world(p, t1, t2, prev->friction, &p.beta_warm[size_t(j) * nt]);
+          hint_contact[j] = prev->lipschitz_contact;
+          hint_friction[j] = prev->lipschitz_friction;
+        }
+        if (springs) {  // turned into this step's tangent plane
+          p.tangential_spring[2 * size_t(j)] = dot(t1, prev->friction);
+          p.tangential_spring[2 * size_t(j) + 1] = dot(t2, prev->friction);
+        }
       }
     }
   });
@@ -129,6 +140,7 @@ void assemble_problem(const Bodies& bodies, const Contacts& contacts, const Isla
   p.rhs.resize(nc);
   if (view.stiffness) p.compliance.resize(nc);
   else p.compliance.clear();
+  p.tangential_compliance.resize(view.tangential_stiffness ? nc : 0);
   const RowSettings rows{settings.time, settings.h, solver.stabilization_speed, solver.bounce_threshold};
   parallel_for(nc, [&](int j) {
     const int k = source[j];
@@ -143,6 +155,7 @@ void assemble_problem(const Bodies& bodies, const Contacts& contacts, const Isla
     p.mu[j] = row.mu;
     p.rhs[j] = row.rhs;
     if (view.stiffness) p.compliance[j] = row.compliance;
+    if (view.tangential_stiffness) p.tangential_compliance[j] = row.tangential_compliance;
   });
   p.finalize();
 }

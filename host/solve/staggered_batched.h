@@ -375,7 +375,7 @@ struct StaggeredBatched {
     block_reduce(
         run,
         [=] STAGGER_HD(int k) {
-          contact_rows(p, k, vel(k), shift ? shift[k] : T(0), u.alpha[bx][k], g.alpha[bx], g.beta[bx]);
+          contact_rows(p, k, vel(k), shift ? shift[k] : T(0), u.alpha[bx][k], u.beta[bx], g.alpha[bx], g.beta[bx]);
           g.alpha[bp][k] = g.alpha[bx][k];
           copy_friction(p.friction_dims, g.beta[bx] + k * p.friction_dims, g.beta[bp] + k * p.friction_dims);
           return projected_gradient_residual(p, k, QpPhase(phases[p.contact_island[k]]), u.alpha[bx], u.beta[bx],
@@ -448,7 +448,7 @@ struct StaggeredBatched {
               const int i = p.contact_island[k];
               const ApgdIsland<T>& s = apgd[i];
               const int b = buffer_trial(s.rotation);
-              contact_rows(p, k, vel(k), shift ? shift[k] : T(0), u.alpha[b][k], g.alpha[b], g.beta[b]);
+              contact_rows(p, k, vel(k), shift ? shift[k] : T(0), u.alpha[b][k], u.beta[b], g.alpha[b], g.beta[b]);
               return apgd_terms(p, k, QpPhase(phases[i]), s.momentum, s.rotation, u, g);
             },
             SumOp{}, ApgdTerms<T>{0, 0, 0, 0}, ptr(block_terms_), block_list);
@@ -632,10 +632,11 @@ struct StaggeredBatched {
   void update_shift(Array<int>& mask) {
     const ProblemView<T> p = p_;
     const ContactVelocity<T> vel = contact_velocities();
+    const T* cb = ptr(cur_.beta);
     T* shift = ptr(shift_);
     for_contacts(mask, [=] STAGGER_HD(int k) {
       T vt[kMaxFacets];
-      friction_rows(p, vel(k), vt);
+      friction_rows(p, with_tangential_spring(p, k, vel(k), cb), vt);
       shift[k] = coulomb_shift(p, k, vt);
     });
   }

@@ -10,7 +10,8 @@ BodyView Bodies::view() const {
   return BodyView{x.data(),        v.data(),           w.data(),           q.data(),       inv_mass.data(),
                   inertia_body.data(), inertia_axes.data(), kind.data(),  friction.data(), restitution.data(),
                   motion.data(),   x0.data(),          q0.data(),
-                  compliant ? stiffness.data() : nullptr, compliant ? damping_ratio.data() : nullptr};
+                  compliant ? stiffness.data() : nullptr, compliant ? damping_ratio.data() : nullptr,
+                  tangential ? tangential_stiffness.data() : nullptr};
 }
 
 Bodies Bodies::from_scene(const Scene& scene) {
@@ -49,6 +50,8 @@ Bodies Bodies::from_scene(const Scene& scene) {
     b.stiffness.push_back(d.stiffness);
     b.damping_ratio.push_back(d.damping_ratio);
     b.compliant = b.compliant || d.stiffness > 0;
+    b.tangential_stiffness.push_back(d.tangential_stiffness);
+    b.tangential = b.tangential || d.tangential_stiffness > 0;
     b.id.push_back(d.id);
     const Mesh* mesh = d.shape.type == ShapeType::mesh ? scene.meshes[d.shape.mesh].get() : nullptr;
     b.inertia_axes.push_back(mesh ? mesh->principal_axes : Quatd{1, 0, 0, 0});

@@ -27,6 +27,8 @@ struct Bodies {
   std::vector<double> friction, restitution;
   std::vector<double> stiffness, damping_ratio;  // contact compliance (0: rigid); BodyView's only if compliant
   bool compliant = false;                         // some body has a stiffness
+  std::vector<double> tangential_stiffness;       // BodyView's only if tangential
+  bool tangential = false;                        // some body has a tangential stiffness
   std::vector<std::string> id;
   std::vector<KinematicMotion> motion;
   std::vector<Vec3d> x0;  // pose at t = 0, from which kinematic poses are computed

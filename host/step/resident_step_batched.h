@@ -41,8 +41,8 @@ struct ResidentBatched {
   Array<Vec3<double>> kept_x_, kept_v_, kept_w_;
   Array<Quat<double>> kept_q_;
   // Warm and cold, uploaded once (~190 B per body).
-  Array<double> inv_mass_, friction_, restitution_, stiffness_, damping_ratio_;
-  bool compliant_ = false;
+  Array<double> inv_mass_, friction_, restitution_, stiffness_, damping_ratio_, tangential_stiffness_;
+  bool compliant_ = false, tangential_ = false;
   Array<Vec3<double>> inertia_body_, x0_;
   Array<Quat<double>> inertia_axes_, q0_;
   Array<BodyKind> kind_;
@@ -67,6 +67,8 @@ struct ResidentBatched {
       Exec::upload(bodies.stiffness, stiffness_);
       Exec::upload(bodies.damping_ratio, damping_ratio_);
     }
+    tangential_ = bodies.tangential;
+    if (tangential_) Exec::upload(bodies.tangential_stiffness, tangential_stiffness_);
     Exec::upload(bodies.inertia_body, inertia_body_);
     Exec::upload(bodies.x0, x0_);
     Exec::upload(bodies.inertia_axes, inertia_axes_);
@@ -115,7 +117,8 @@ struct ResidentBatched {
     return BodyView{ptr(collide_.x_),     ptr(v_),      ptr(w_),          ptr(collide_.q_), ptr(inv_mass_),
                     ptr(inertia_body_),   ptr(inertia_axes_), ptr(kind_), ptr(friction_),   ptr(restitution_),
                     ptr(motion_),         ptr(x0_),     ptr(q0_),
-                    compliant_ ? ptr(stiffness_) : nullptr, compliant_ ? ptr(damping_ratio_) : nullptr};
+                    compliant_ ? ptr(stiffness_) : nullptr, compliant_ ? ptr(damping_ratio_) : nullptr,
+                    tangential_ ? ptr(tangential_stiffness_) : nullptr};
   }
 
   void broadphase(const Bodies& bodies, double h, double envelope, Vec3d gravity) {
@@ -147,6 +150,7 @@ struct ResidentBatched {
     Vec3<T>*normal = ptr(arrays.normal), *t1 = ptr(arrays.tangent1), *t2 = ptr(arrays.tangent2);
     Vec3<T>*r_a = ptr(arrays.r_a), *r_b = ptr(arrays.r_b), *w_known = ptr(arrays.w_known);
     T *mu = ptr(arrays.mu), *rhs = ptr(arrays.rhs), *compliance = p.compliance ? ptr(arrays.compliance) : nullptr;
+    T* tangential = p.tangential_compliance ? ptr(arrays.tangential_compliance) : nullptr;
     exec.for_each(p.num_contacts, [=] STAGGER_HD(int j) {
       const int k = src[j];
       const ContactPoint<double> c = cp[k];
@@ -160,6 +164,7 @@ struct ResidentBatched {
       mu[j] = real_cast<T>(row.mu);
       rhs[j] = real_cast<T>(row.rhs);
       if (compliance) compliance[j] = real_cast<T>(row.compliance);
+      if (tangential) tangential[j] = real_cast<T>(row.tangential_compliance);
     });
     const Vec3<double>*vp = ptr(v_pred_), *wp = ptr(w_pred_);
     Vec3<T>*v_pred = ptr(arrays.v_pred), *w_pred = ptr(arrays.w_pred);

@@ -107,14 +107,16 @@ void World::solve() {
   const double h = scene_.time_step;
   const SolverSettings& solver = scene_.solver;
   ProblemSettings settings{h, time_, 2.0 * envelope_};
-  const WarmStartCache* warm = solver.warm_start ? &warm_ : nullptr;
+  // The cache also holds the tangential springs' forces (the previous friction impulses).
+  const bool keep = solver.warm_start || bodies_.tangential;
+  const WarmStartCache* warm = keep ? &warm_ : nullptr;
   if (resident_) {
     build_problem_structure(bodies_, contacts_, islands_, solver, settings, warm, problem_, source_);
     StepQuality quality;
     resident_->solve(problem_, islands_.bodies, source_, solver, options_.controls,
                      RowSettings{time_, h, solver.stabilization_speed, solver.bounce_threshold}, scene_.gravity,
                      result_, quality);
-    if (solver.warm_start) warm_.assign(warm_start_entries(contacts_, source_, problem_, result_));
+    if (keep) warm_.assign(warm_start_entries(contacts_, source_, problem_, result_));
     report(quality);
     return;
   }
@@ -139,7 +141,7 @@ void World::solve() {
     bodies_.v[b] = result_.v[s];
     bodies_.w[b] = result_.w[s];
   }
-  if (solver.warm_start) warm_.assign(warm_start_entries(contacts_, source_, problem_, result_));
+  if (keep) warm_.assign(warm_start_entries(contacts_, source_, problem_, result_));
 
   // Quality measured from the returned impulses, independently of the solver.
   std::vector<double> gaps(source_.size());

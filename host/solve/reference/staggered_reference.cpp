@@ -122,6 +122,25 @@ IslandProblem assemble(const ContactProblem& p, int island) {
   ip.wnt = ip.jn * minv_jtt;
   ip.wtn = ip.jt * minv_jnt;
   ip.wtt = ip.jt * minv_jtt;
+  if (!p.tangential_spring.empty()) {
+    // Tangential springs (kernels/problem_assembly.h): the friction rows gain epsilon_t (beta_t - beta_prev),
+    // beta_t = D beta with D's columns the friction directions in (t1, t2): epsilon_t D'D on the
+    // diagonal block, -epsilon_t D' beta_prev in the free velocity.
+    std::vector<Triplet> te;
+    for (int k = c0; k < c1; ++k) {
+      const int local = k - c0;
+      const double e = p.tangential_compliance[k];
+      const Vec3d t1 = p.tangent1[k], t2 = p.tangent2[k];
+      for (int j = 0; j < nt; ++j) {
+        const Vec3d dj = direction(k, j);
+        ip.bt[local * nt + j] -= e * (dot(dj, t1) * p.tangential_spring[2 * k] + dot(dj, t2) * p.tangential_spring[2 * k + 1]);
+        for (int l = 0; l < nt; ++l) te.emplace_back(local * nt + j, local * nt + l, e * dot(dj, direction(k, l)));
+      }
+    }
+    Sparse eps(nc * nt, nc * nt);
+    eps.setFromTriplets(te.begin(), te.end());
+    ip.wtt += eps;
+  }
   set_scale(ip);
   return ip;
 }
