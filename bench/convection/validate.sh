@@ -4,7 +4,7 @@
 # (three initial states) and the 4,116-bead bed (16 beads wide, close to Knight, Jaeger & Nagel's
 # 17.5), for stagger's rigid default, stagger's recommended compliant beads, and LIGGGHTS (Hertz/Mindlin,
 # E = 1e8 Pa, e = 0.9; skipped with a message when `liggghts` is not installed). Then the figures.
-# About 2.5 hours on a 2-core VM; STAGE=small runs only the 324-bead bed (about 25 minutes).
+# About 3 hours on a 2-core VM; STAGE=small runs only the 324-bead bed (about 35 minutes).
 #   MACHINE=<name> bench/convection/validate.sh   -> bench/results/<name>_cpu/convection_*
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -23,6 +23,9 @@ for scene in small large; do
     args=(--scene scenes/brazil_nut.json); seeds=(1 2); compliant=(--seeds 1 --duration 5); suffix="_brazil_nut"; fi
   $P "${args[@]}" --seeds "${seeds[@]}"
   $P "${args[@]}" "${RECOMMENDED[@]}" "${compliant[@]}"
+  # The same beads with tangential springs (k_t = 0.8 k, Mindlin's ratio): the candidate for the
+  # circulation both stagger models keep with frictionless walls (docs/shaken_beds.md).
+  $P "${args[@]}" "${RECOMMENDED[@]}" --tangential-stiffness 8e4 "${compliant[@]}"
   have_liggghts "LIGGGHTS on the $scene bed" && $P "${args[@]}" --seeds "${seeds[@]}" --engine liggghts
   if [ "$scene" = small ]; then  # why: the contact must be resolved, and the rigid bed's floor drives its rise
     $P --seeds 1 --stiffness 1e5 --time-step 5e-5
@@ -30,7 +33,8 @@ for scene in small large; do
     $P --seeds 1 --walls smooth --floor-friction 0
   fi
   title="Shaken bed ($scene), Gamma = 3, 7 Hz, 10 s: rough (red) and frictionless (blue) side walls"
-  models=("stagger rigid (default)=$suffix" "stagger compliant k 1e5 N/m, h 2.5e-5 s=${suffix}_compliant_k100000_h2.5e-05")
+  models=("stagger rigid (default)=$suffix" "stagger compliant k 1e5 N/m, h 2.5e-5 s=${suffix}_compliant_k100000_h2.5e-05"
+          "stagger compliant, tangential springs k_t 8e4 N/m=${suffix}_compliant_k100000_h2.5e-05_kt80000")
   [ -f "$R/convection_profile${suffix}_liggghts_E1e8_e0.9.csv" ] && models+=("LIGGGHTS Hertz E 1e8 Pa, e 0.9=${suffix}_liggghts_E1e8_e0.9")
   /usr/bin/python3 bench/convection/plot.py "$R" "$R/convection_${scene}.png" "$title" "${models[@]}"
 done
