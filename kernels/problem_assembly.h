@@ -28,6 +28,10 @@ struct BodyView {
   const double* damping_ratio = nullptr;
   // Tangential stiffness (N/m, 0: none) per body; null when no body has one.
   const double* tangential_stiffness = nullptr;
+  // Hertzian contacts: per body (1 - nu^2) / E (0: not Hertzian) and its surface's curvature 1 / R
+  // (0: flat); null when no body is Hertzian.
+  const double* hertz_compliance = nullptr;
+  const double* curvature = nullptr;
 
   STAGGER_HD bool dynamic(int i) const { return kind[i] == BodyKind::dynamic; }
 };
@@ -80,15 +84,29 @@ STAGGER_HD STAGGER_INLINE Mat3<double> inverse_inertia_world(const BodyView& bod
 // an impact rebounds as the spring-dashpot does, for any time step. Before the bodies touch (g >= 0)
 // the row stays the rigid one, so a contact does not brake a body before it arrives. Restitution is
 // then the dashpot's: `restitution` is not applied to compliant contacts.
-STAGGER_HD STAGGER_INLINE void make_compliant(const BodyView& bodies, int a, int b, double gap, double h,
-                                              ContactRow& row) {
-  double compliance = 0, zeta = 0, tangential = 0;
+//
+// A Hertzian contact (docs/scene_format.md, "youngs_modulus") has the force F(delta) = (4/3) E* sqrt(R*)
+// delta^(3/2) of an overlap delta, 1/E* the sum of the bodies' (1 - nu^2) / E, 1/R* of their curvatures.
+// The step linearizes it at the overlap `depth` predicted for the end of the step from the velocity
+// before it: f = F(depth) + k (delta - depth) with the tangent stiffness k = F'(depth) = 2 E* sqrt(R* depth),
+// which is the linear spring above with k and the gap shifted by depth / 3 (F(depth) = k depth / 3).
+// The dashpot's d = 2 zeta sqrt(k m) then grows as delta^(1/4), as in Tsuji's model (LIGGGHTS's Hertz).
+STAGGER_HD STAGGER_INLINE void make_compliant(const BodyView& bodies, int a, int b, double gap, double normal_speed,
+                                              double h, ContactRow& row) {
+  double compliance = 0, zeta = 0, tangential = 0, hertz = 0, curvature = 0;
   const int ends[2] = {a, b};
   for (int j = 0; j < 2; ++j) {
     const int i = ends[j];
     if (bodies.stiffness[i] > 0) {
       compliance += 1.0 / bodies.stiffness[i];
       zeta = max_of(zeta, bodies.damping_ratio[i]);
+    }
+    if (bodies.hertz_compliance) {
+      if (bodies.hertz_compliance[i] > 0) {
+        hertz += bodies.hertz_compliance[i];
+        zeta = max_of(zeta, bodies.damping_ratio[i]);
+      }
+      curvature += bodies.curvature[i];
     }
     if (bodies.tangential_stiffness && bodies.tangential_stiffness[i] > 0)
       tangential += 1.0 / bodies.tangential_stiffness[i];
@@ -99,7 +117,17 @@ STAGGER_HD STAGGER_INLINE void make_compliant(const BodyView& bodies, int a, int
   // spring is held at the cone, as Mindlin's capped spring in DEM codes). That is the friction rows'
   // diagonal epsilon_t = 1 / (h^2 k_t) and the offset -epsilon_t beta_prev (ProblemView::tangential_spring).
   if (tangential > 0) row.tangential_compliance = tangential / (h * h);
-  if (compliance == 0) return;
+  double k = compliance > 0 ? 1.0 / compliance : 0.0;
+  // A moving Hertzian body is a sphere (the loader), so curvature is 0 only where a Hertzian wall meets
+  // a body that is not a sphere: that contact stays rigid.
+  if (hertz > 0 && curvature > 0) {
+    const double r_star = 1.0 / curvature, e_star = 1.0 / hertz;
+    // Never below a nanometre-scale overlap: a contact that is not closing gets a soft but finite spring.
+    const double depth = max_of(-gap - h * normal_speed, 1e-9 * r_star);
+    k = 2.0 * e_star * sqrt_of(r_star * depth);
+    gap += depth / 3.0;
+  }
+  if (k == 0) return;
   double w_nn = 0;
   const Vec3<double> n = row.normal;
   if (bodies.dynamic(a)) {
@@ -110,7 +138,6 @@ STAGGER_HD STAGGER_INLINE void make_compliant(const BodyView& bodies, int a, int
     const Vec3<double> rn = cross(row.r_b, n);
     w_nn += bodies.inv_mass[b] + dot(rn, inverse_inertia_world(bodies, b) * rn);
   }
-  const double k = 1.0 / compliance;
   const double d = w_nn > 0 ? 2.0 * zeta * sqrt_of(k / w_nn) : 0.0;
   row.compliance = 1.0 / (h * (h * k + d));
   row.rhs = gap >= 0 ? -gap / h : -gap * k / (h * k + d);
@@ -147,7 +174,7 @@ STAGGER_HD STAGGER_INLINE ContactRow assemble_contact_row(const BodyView& bodies
   Vec3<double> before = (bodies.v[a] + cross(bodies.w[a], row.r_a)) - (bodies.v[b] + cross(bodies.w[b], row.r_b));
   double e = min_of(bodies.restitution[a], bodies.restitution[b]);
   row.rhs = contact_rhs(gap, s.h, s.recovery_speed, e, dot(n, before), s.bounce_threshold);
-  if (bodies.stiffness) make_compliant(bodies, a, b, gap, s.h, row);
+  if (bodies.stiffness) make_compliant(bodies, a, b, gap, dot(n, before), s.h, row);
   return row;
 }
 

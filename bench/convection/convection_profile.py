@@ -18,6 +18,7 @@ the intruder rises with the beads around it. This measures it, on stagger's beds
 
     PYTHONPATH=build/python python3 bench/convection/convection_profile.py [--scene scenes/brazil_nut.json]
         [--duration 10] [--seeds 1 2 3] [--walls rough smooth] [--stiffness K --time-step H [--tangential-stiffness KT]]
+        [--hertz E --time-step H [--restitution 0.9]]
         [--engine liggghts --youngs 1e8 --restitution 0.9 --dt 8e-6]
 
 Writes bench/results/<machine>_cpu/convection_{profile,depth,rise}<suffix>.csv; the suffix names the scene
@@ -27,6 +28,7 @@ and plot.py draws it.
 import argparse
 import csv
 import json
+import math
 import multiprocessing
 import os
 import re
@@ -62,12 +64,22 @@ def bed(a, seed, smooth_walls):
             body.update(stiffness=a.stiffness, damping_ratio=a.damping_ratio)
             if a.tangential_stiffness:
                 body.update(tangential_stiffness=a.tangential_stiffness)
+    if a.hertz:  # Hertzian beads, intruder and container, all of one material, as LIGGGHTS's
+        for body in [g["body"] for g in d.get("generators", [])] + d["bodies"]:
+            body.update(youngs_modulus=a.hertz, poisson_ratio=0.3)
+            if body.get("id") not in SIDE_WALLS and body.get("id") != "floor":
+                body.update(damping_ratio=tsuji_damping_ratio(a.restitution))
     for body in d["bodies"]:
         if smooth_walls and body["id"] in SIDE_WALLS:
             body["friction"] = 0.0
         if a.floor_friction is not None and body["id"] == "floor":
             body["friction"] = a.floor_friction
     return stagger.Scene.from_dict(d, file=scene.file), frequency
+
+
+def tsuji_damping_ratio(e):
+    """The damping ratio that gives a Hertzian contact the restitution e (LIGGGHTS's Hertz model)."""
+    return math.sqrt(5 / 6) * -math.log(e) / math.sqrt(math.log(e) ** 2 + math.pi ** 2)
 
 
 class Cycles:
@@ -200,6 +212,8 @@ def suffix(a):
         parts.append(f"_compliant_k{a.stiffness:g}" + (f"_h{a.time_step:g}" if a.time_step else ""))
         if a.tangential_stiffness:
             parts.append(f"_kt{a.tangential_stiffness:g}")
+    if a.hertz:
+        parts.append(f"_hertz_E{a.hertz:.0e}".replace("e+0", "e") + (f"_h{a.time_step:g}" if a.time_step else ""))
     if a.tolerance:
         parts.append(f"_tol{a.tolerance:g}")
     if a.floor_friction is not None:
@@ -221,13 +235,16 @@ def main():
     parser.add_argument("--damping-ratio", type=float, default=0.0335, help="with --stiffness (0.0335: e = 0.9)")
     parser.add_argument("--tangential-stiffness", type=float, default=None,
                         help="with --stiffness: tangential springs of this stiffness (N/m); suffix _kt<value>")
+    parser.add_argument("--hertz", type=float, default=None,
+                        help="Hertzian beads, intruder and walls of this Young's modulus (Pa, Poisson ratio 0.3) and "
+                             "--restitution; suffix _hertz_E<E>_h<h>")
     parser.add_argument("--time-step", type=float, default=None, help="instead of the scene's")
     parser.add_argument("--tolerance", type=float, default=None,
                         help="solver tolerance for every island; the results get the suffix _tol<value>")
     parser.add_argument("--floor-friction", type=float, default=None,
                         help="the floor's friction instead of the scene's; the results get the suffix _floor<value>")
     parser.add_argument("--youngs", type=float, default=1e8, help="LIGGGHTS: Young's modulus (Pa)")
-    parser.add_argument("--restitution", type=float, default=0.9, help="LIGGGHTS: coefficient of restitution")
+    parser.add_argument("--restitution", type=float, default=0.9, help="LIGGGHTS and --hertz: coefficient of restitution")
     parser.add_argument("--dt", type=float, default=8e-6, help="LIGGGHTS: time step (s)")
     parser.add_argument("--threads", type=int, default=1, help="stagger threads per run")
     parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="runs at once")
@@ -235,7 +252,9 @@ def main():
     a = parser.parse_args()
     if a.tangential_stiffness and not a.stiffness:
         parser.error("--tangential-stiffness needs --stiffness")
-    if a.engine == "liggghts" and (a.floor_friction is not None or a.stiffness or a.tolerance or a.time_step):
+    if a.hertz and a.stiffness:
+        parser.error("give --hertz or --stiffness, not both")
+    if a.engine == "liggghts" and (a.floor_friction is not None or a.stiffness or a.hertz or a.tolerance or a.time_step):
         parser.error("--floor-friction, --stiffness, --tolerance and --time-step are stagger's (LIGGGHTS: --youngs, "
                      "--restitution, --dt)")
     a.intruder_radius = 0.015

@@ -13,6 +13,7 @@ export PYTHONPATH=build/python MACHINE="${MACHINE:-$(hostname)}"
 P="/usr/bin/python3 bench/convection/convection_profile.py"
 R="bench/results/${MACHINE}_cpu"
 RECOMMENDED=(--stiffness 1e5 --time-step 2.5e-5)  # docs/shaken_beds.md, "Recommended settings"
+HERTZ=(--hertz 1e8 --time-step 1.5e-5)  # LIGGGHTS's material (E = 1e8 Pa, nu = 0.3, e = 0.9), about 10 steps per impact
 have_liggghts() { command -v liggghts > /dev/null || { echo "validate: no liggghts here: $1 skipped" >&2; false; }; }
 
 for scene in small large; do
@@ -22,11 +23,14 @@ for scene in small large; do
   if [ "$scene" = small ]; then args=(); seeds=(1 2 3); compliant=(--seeds 1 2 3); tangential=("${compliant[@]}"); suffix=""; else
     args=(--scene scenes/brazil_nut.json); seeds=(1 2); compliant=(--seeds 1 2 --duration 5); tangential=(--seeds 1 --duration 5)
     suffix="_brazil_nut"; fi
+  hertz=("${tangential[@]}")
   $P "${args[@]}" --seeds "${seeds[@]}"
   $P "${args[@]}" "${RECOMMENDED[@]}" "${compliant[@]}"
   # The same beads with tangential springs (k_t = 0.8 k, Mindlin's ratio): the candidate for the
   # circulation both stagger models keep with frictionless walls (docs/shaken_beds.md).
   $P "${args[@]}" "${RECOMMENDED[@]}" --tangential-stiffness 8e4 "${tangential[@]}"
+  # Hertzian beads and walls of LIGGGHTS's material: the next candidate (docs/shaken_beds.md).
+  $P "${args[@]}" "${HERTZ[@]}" "${hertz[@]}"
   have_liggghts "LIGGGHTS on the $scene bed" && $P "${args[@]}" --seeds "${seeds[@]}" --engine liggghts
   if [ "$scene" = small ]; then  # why: the contact must be resolved, and the rigid bed's floor drives its rise
     $P --seeds 1 --stiffness 1e5 --time-step 5e-5
@@ -35,7 +39,8 @@ for scene in small large; do
   fi
   title="Shaken bed ($scene), Gamma = 3, 7 Hz, 10 s: rough (red) and frictionless (blue) side walls"
   models=("stagger rigid (default)=$suffix" "stagger compliant k 1e5 N/m, h 2.5e-5 s=${suffix}_compliant_k100000_h2.5e-05"
-          "stagger compliant, tangential springs k_t 8e4 N/m=${suffix}_compliant_k100000_h2.5e-05_kt80000")
+          "stagger compliant, tangential springs k_t 8e4 N/m=${suffix}_compliant_k100000_h2.5e-05_kt80000"
+          "stagger Hertz E 1e8 Pa, e 0.9, h 1.5e-5 s=${suffix}_hertz_E1e8_h1.5e-05")
   [ -f "$R/convection_profile${suffix}_liggghts_E1e8_e0.9.csv" ] && models+=("LIGGGHTS Hertz E 1e8 Pa, e 0.9=${suffix}_liggghts_E1e8_e0.9")
   /usr/bin/python3 bench/convection/plot.py "$R" "$R/convection_${scene}.png" "$title" "${models[@]}"
 done

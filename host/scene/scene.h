@@ -45,6 +45,8 @@ struct BodyDesc {
   double stiffness = 0;      // contact stiffness, N/m; 0: rigid
   double damping_ratio = 0;  // of the contact's spring-dashpot (compliant bodies only)
   double tangential_stiffness = 0;  // N/m, the contact's tangential spring (compliant bodies only); 0: rigid
+  double youngs_modulus = 0;  // Pa, a Hertzian sphere (docs/scene_format.md, "Hertzian contacts"); 0: not Hertzian
+  double poisson_ratio = 0.3;
   BodyKind kind = BodyKind::dynamic;
   MotionDesc motion;
 };

@@ -120,8 +120,8 @@ MotionDesc parse_motion(const JsonNode& node) {
 // A body, or a generator's template (no id, no position).
 BodyDesc parse_body(const JsonNode& node, bool is_template, MeshLibrary& meshes) {
   node.allow_only({"id", "shape", "position", "orientation", "velocity", "angular_velocity", "mass", "density",
-                   "friction", "restitution", "stiffness", "damping_ratio", "tangential_stiffness", "fixed",
-                   "motion"});
+                   "friction", "restitution", "stiffness", "damping_ratio", "tangential_stiffness",
+                   "youngs_modulus", "poisson_ratio", "fixed", "motion"});
   BodyDesc b;
   if (is_template) {
     if (node.has("id")) node.at("id").fail("a generator's body template must not have an id (ids are generated)");
@@ -177,13 +177,29 @@ BodyDesc parse_body(const JsonNode& node, bool is_template, MeshLibrary& meshes)
   if (auto e = node.find("restitution")) b.restitution = e->in_range(0.0, 1.0);
   // Contact compliance (docs/scene_format.md, "Compliant contacts"): absent, the body is rigid.
   if (auto k = node.find("stiffness")) b.stiffness = k->positive();
+  // Hertzian contacts (docs/scene_format.md, "Hertzian contacts"): a moving body must be a sphere, whose
+  // radius gives the contact its curvature; fixed and kinematic ones (walls, floors) may be any shape.
+  if (auto e = node.find("youngs_modulus")) {
+    if (node.has("stiffness"))
+      e->fail("give either \"stiffness\" (a linear spring) or \"youngs_modulus\" (Hertzian), not both");
+    if (b.shape.type != ShapeType::sphere && b.kind == BodyKind::dynamic)
+      e->fail("a moving Hertzian body must be a sphere (its radius is the contact's curvature); walls may be any shape");
+    b.youngs_modulus = e->positive();
+  }
+  if (auto nu = node.find("poisson_ratio")) {
+    if (!node.has("youngs_modulus")) nu->fail("a Poisson ratio needs a \"youngs_modulus\"");
+    b.poisson_ratio = nu->in_range(0.0, 0.5);
+  }
+  const bool compliant = node.has("stiffness") || node.has("youngs_modulus");
   if (auto z = node.find("damping_ratio")) {
-    if (!node.has("stiffness")) z->fail("a damping ratio needs a \"stiffness\" (a rigid contact has no dashpot)");
+    if (!compliant)
+      z->fail("a damping ratio needs a \"stiffness\" or \"youngs_modulus\" (a rigid contact has no dashpot)");
     b.damping_ratio = z->non_negative();
   }
   if (auto kt = node.find("tangential_stiffness")) {
-    if (!node.has("stiffness"))
-      kt->fail("a tangential stiffness needs a \"stiffness\" (the tangential spring is part of a compliant contact)");
+    if (!compliant)
+      kt->fail("a tangential stiffness needs a \"stiffness\" or \"youngs_modulus\" (the tangential spring is part of a "
+               "compliant contact)");
     b.tangential_stiffness = kt->positive();
   }
   return b;
@@ -429,6 +445,21 @@ Scene parse_scene(const std::string& text, const std::string& file, double memor
     }
   }
   if (scene.bodies.empty()) bodies.fail("the scene has no bodies");
+  // Linear and Hertzian springs have no common series law: a scene uses one kind.
+  {
+    std::vector<JsonNode> described = elements;
+    for (const JsonNode& g : generators) described.push_back(g.at("body"));
+    std::optional<JsonNode> linear, hertzian;
+    for (const JsonNode& d : described) {
+      if (!linear && d.has("stiffness")) linear = d;
+      if (!hertzian && d.has("youngs_modulus")) hertzian = d;
+    }
+    if (linear && hertzian)
+      hertzian->at("youngs_modulus")
+          .fail(fmt::format("a scene's compliant bodies are all linear springs or all Hertzian, and {} has a "
+                            "\"stiffness\"",
+                            linear->path()));
+  }
   if (scene.solver.contact_envelope) {
     double largest = 0;
     for (const BodyDesc& b : scene.bodies)

@@ -11,7 +11,8 @@ BodyView Bodies::view() const {
                   inertia_body.data(), inertia_axes.data(), kind.data(),  friction.data(), restitution.data(),
                   motion.data(),   x0.data(),          q0.data(),
                   compliant ? stiffness.data() : nullptr, compliant ? damping_ratio.data() : nullptr,
-                  tangential ? tangential_stiffness.data() : nullptr};
+                  tangential ? tangential_stiffness.data() : nullptr,
+                  hertzian ? hertz_compliance.data() : nullptr, hertzian ? curvature.data() : nullptr};
 }
 
 Bodies Bodies::from_scene(const Scene& scene) {
@@ -52,6 +53,10 @@ Bodies Bodies::from_scene(const Scene& scene) {
     b.compliant = b.compliant || d.stiffness > 0;
     b.tangential_stiffness.push_back(d.tangential_stiffness);
     b.tangential = b.tangential || d.tangential_stiffness > 0;
+    b.hertz_compliance.push_back(d.youngs_modulus > 0 ? (1 - d.poisson_ratio * d.poisson_ratio) / d.youngs_modulus : 0.0);
+    b.curvature.push_back(d.shape.type == ShapeType::sphere ? 1.0 / d.shape.radius : 0.0);
+    b.hertzian = b.hertzian || d.youngs_modulus > 0;
+    b.compliant = b.compliant || d.youngs_modulus > 0;
     b.id.push_back(d.id);
     const Mesh* mesh = d.shape.type == ShapeType::mesh ? scene.meshes[d.shape.mesh].get() : nullptr;
     b.inertia_axes.push_back(mesh ? mesh->principal_axes : Quatd{1, 0, 0, 0});

@@ -29,6 +29,10 @@ struct Bodies {
   bool compliant = false;                         // some body has a stiffness
   std::vector<double> tangential_stiffness;       // BodyView's only if tangential
   bool tangential = false;                        // some body has a tangential stiffness
+  // Hertzian contacts: per body (1 - nu^2) / E (0: not Hertzian) and the curvature 1 / R of its
+  // surface (spheres; 0: flat). BodyView's only if hertzian.
+  std::vector<double> hertz_compliance, curvature;
+  bool hertzian = false;  // some body has a Young's modulus
   std::vector<std::string> id;
   std::vector<KinematicMotion> motion;
   std::vector<Vec3d> x0;  // pose at t = 0, from which kinematic poses are computed

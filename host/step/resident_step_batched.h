@@ -42,7 +42,8 @@ struct ResidentBatched {
   Array<Quat<double>> kept_q_;
   // Warm and cold, uploaded once (~190 B per body).
   Array<double> inv_mass_, friction_, restitution_, stiffness_, damping_ratio_, tangential_stiffness_;
-  bool compliant_ = false, tangential_ = false;
+  Array<double> hertz_compliance_, curvature_;
+  bool compliant_ = false, tangential_ = false, hertzian_ = false;
   Array<Vec3<double>> inertia_body_, x0_;
   Array<Quat<double>> inertia_axes_, q0_;
   Array<BodyKind> kind_;
@@ -69,6 +70,11 @@ struct ResidentBatched {
     }
     tangential_ = bodies.tangential;
     if (tangential_) Exec::upload(bodies.tangential_stiffness, tangential_stiffness_);
+    hertzian_ = bodies.hertzian;
+    if (hertzian_) {
+      Exec::upload(bodies.hertz_compliance, hertz_compliance_);
+      Exec::upload(bodies.curvature, curvature_);
+    }
     Exec::upload(bodies.inertia_body, inertia_body_);
     Exec::upload(bodies.x0, x0_);
     Exec::upload(bodies.inertia_axes, inertia_axes_);
@@ -118,7 +124,8 @@ struct ResidentBatched {
                     ptr(inertia_body_),   ptr(inertia_axes_), ptr(kind_), ptr(friction_),   ptr(restitution_),
                     ptr(motion_),         ptr(x0_),     ptr(q0_),
                     compliant_ ? ptr(stiffness_) : nullptr, compliant_ ? ptr(damping_ratio_) : nullptr,
-                    tangential_ ? ptr(tangential_stiffness_) : nullptr};
+                    tangential_ ? ptr(tangential_stiffness_) : nullptr,
+                    hertzian_ ? ptr(hertz_compliance_) : nullptr, hertzian_ ? ptr(curvature_) : nullptr};
   }
 
   void broadphase(const Bodies& bodies, double h, double envelope, Vec3d gravity) {
