@@ -213,7 +213,8 @@ def suffix(a):
         if a.tangential_stiffness:
             parts.append(f"_kt{a.tangential_stiffness:g}")
     if a.hertz:
-        parts.append(f"_hertz_E{a.hertz:.0e}".replace("e+0", "e") + (f"_h{a.time_step:g}" if a.time_step else ""))
+        parts.append(f"_hertz_E{a.hertz:.0e}".replace("e+0", "e") + (f"_h{a.time_step:g}" if a.time_step else "")
+                     + (f"_e{a.restitution:g}" if a.restitution != 0.9 else ""))
     if a.tolerance:
         parts.append(f"_tol{a.tolerance:g}")
     if a.floor_friction is not None:
