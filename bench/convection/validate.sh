@@ -4,7 +4,8 @@
 # (three initial states) and the 4,116-bead bed (16 beads wide, close to Knight, Jaeger & Nagel's
 # 17.5), for stagger's rigid default, stagger's recommended compliant beads, and LIGGGHTS (Hertz/Mindlin,
 # E = 1e8 Pa, e = 0.9; skipped with a message when `liggghts` is not installed). Then the figures.
-# About 3.5 hours on a 2-core VM; STAGE=small runs only the 324-bead bed (about 35 minutes).
+# About 5 hours on a 2-core VM (the Hertzian large bed adds 45 minutes per run); STAGE=small runs only
+# the 324-bead bed (about 50 minutes).
 #   MACHINE=<name> bench/convection/validate.sh   -> bench/results/<name>_cpu/convection_*
 set -euo pipefail
 cd "$(dirname "$0")/../.."
