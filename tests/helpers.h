@@ -58,6 +58,16 @@ inline int body_index(const World& world, const std::string& id) {
   throw std::runtime_error("no body " + id);
 }
 
+// Runs the scene to its end and returns how far the body "ball" (a sphere of radius 0.1 m placed with
+// its centre at 0.1 m) has sunk into what it rests on; checks that it has come to rest.
+inline double ball_overlap_at_rest(const Scene& scene, WorldOptions options = {}) {
+  World world(scene, options);
+  for (std::int64_t s = 0; s < scene.steps; ++s) world.step();
+  const int ball = body_index(world, "ball");
+  CHECK(std::abs(world.bodies().v[ball].z) < 1e-6);
+  return 0.1 - world.bodies().x[ball].z;
+}
+
 inline const BodyDesc& body_desc(const Scene& scene, const std::string& id) {
   for (const BodyDesc& b : scene.bodies)
     if (b.id == id) return b;

@@ -27,14 +27,6 @@ Scene resting_ball(double m, const std::string& floor, const std::string& ball, 
                      "resting_ball.json");
 }
 
-double overlap_at_rest(const Scene& scene, WorldOptions options = {}) {
-  World world(scene, options);
-  for (std::int64_t s = 0; s < scene.steps; ++s) world.step();
-  const int ball = body_index(world, "ball");
-  CHECK(std::abs(world.bodies().v[ball].z) < 1e-6);
-  return 0.1 - world.bodies().x[ball].z;
-}
-
 // The spring-dashpot's impact without tension (the force max(0, -k x - d x') stops at zero): the
 // rebound speed ratio and the time the force acts, by symplectic Euler with a step 1/10,000 of it.
 struct Rebound {
@@ -59,10 +51,10 @@ TEST_CASE("a sphere on a compliant floor sinks by m g / k, and two springs in se
   for (double k : {1e4, 1e5, 1e6}) {
     CAPTURE(k);
     const std::string floor = fmt::format(R"(, "stiffness": {}, "damping_ratio": 1)", k);
-    CHECK(overlap_at_rest(resting_ball(2.0, floor, "")) == Approx(2.0 * kG / k).epsilon(1e-4));
+    CHECK(ball_overlap_at_rest(resting_ball(2.0, floor, "")) == Approx(2.0 * kG / k).epsilon(1e-4));
   }
   // The ball's spring in series with the floor's; the damping ratio is the larger one.
-  const double series = overlap_at_rest(resting_ball(2.0, R"(, "stiffness": 2e5, "damping_ratio": 0.2)",
+  const double series = ball_overlap_at_rest(resting_ball(2.0, R"(, "stiffness": 2e5, "damping_ratio": 0.2)",
                                                      R"(, "stiffness": 5e4, "damping_ratio": 1)"));
   CHECK(series == Approx(2.0 * kG * (1 / 2e5 + 1 / 5e4)).epsilon(1e-4));
   // The same on the reference backend (its own Delassus matrix) and on the resident step's CPU twin.
@@ -71,8 +63,8 @@ TEST_CASE("a sphere on a compliant floor sinks by m g / k, and two springs in se
   WorldOptions resident;
   resident.resident = true;
   const Scene compliant = resting_ball(2.0, R"(, "stiffness": 1e5, "damping_ratio": 1)", "", 0.5);
-  CHECK(overlap_at_rest(compliant, reference) == Approx(2.0 * kG / 1e5).epsilon(1e-4));
-  CHECK(overlap_at_rest(compliant, resident) == Approx(2.0 * kG / 1e5).epsilon(1e-4));
+  CHECK(ball_overlap_at_rest(compliant, reference) == Approx(2.0 * kG / 1e5).epsilon(1e-4));
+  CHECK(ball_overlap_at_rest(compliant, resident) == Approx(2.0 * kG / 1e5).epsilon(1e-4));
 }
 
 TEST_CASE("a resolved compliant impact rebounds with the spring-dashpot's restitution and contact time",

@@ -30,14 +30,6 @@ Scene ball_on(bool sphere_support, double m, const std::string& support, const s
                      "hertz_ball.json");
 }
 
-double overlap_at_rest(const Scene& scene, WorldOptions options = {}) {
-  World world(scene, options);
-  for (std::int64_t s = 0; s < scene.steps; ++s) world.step();
-  const int ball = body_index(world, "ball");
-  CHECK(std::abs(world.bodies().v[ball].z) < 1e-6);
-  return 0.1 - world.bodies().x[ball].z;
-}
-
 // Hertz's overlap under a load F: F = (4/3) E* sqrt(R*) delta^(3/2).
 double hertz_overlap(double load, double e_star, double r_star) {
   return std::pow(load / (4.0 / 3.0 * e_star * std::sqrt(r_star)), 2.0 / 3.0);
@@ -73,26 +65,26 @@ TEST_CASE("a Hertzian sphere at rest overlaps by Hertz's law, on a plane and on 
     CAPTURE(e);
     const std::string ball = fmt::format(R"(, "youngs_modulus": {}, "poisson_ratio": {}, "damping_ratio": 1)", e, nu);
     // On a rigid plane: E* = E / (1 - nu^2), R* = R.
-    const double on_plane = overlap_at_rest(ball_on(false, 2.0, "", ball));
+    const double on_plane = ball_overlap_at_rest(ball_on(false, 2.0, "", ball));
     CHECK(on_plane == Approx(hertz_overlap(2.0 * kG, e / (1 - nu * nu), 0.1)).epsilon(1e-4));
   }
   const double e1 = 1e8, e2 = 3e8, nu2 = 0.2;
   // On a Hertzian plane (a wall may be any shape): 1/E* sums both materials, R* is the ball's.
-  const double on_wall = overlap_at_rest(ball_on(false, 2.0, fmt::format(R"(, "youngs_modulus": {}, "poisson_ratio": {})", e2, nu2),
+  const double on_wall = ball_overlap_at_rest(ball_on(false, 2.0, fmt::format(R"(, "youngs_modulus": {}, "poisson_ratio": {})", e2, nu2),
                                                  fmt::format(R"(, "youngs_modulus": {}, "damping_ratio": 1)", e1)));
   CHECK(on_wall == Approx(hertz_overlap(2.0 * kG, 1.0 / ((1 - nu * nu) / e1 + (1 - nu2 * nu2) / e2), 0.1)).epsilon(1e-4));
   // On a fixed Hertzian sphere of another material: 1/E* sums both, 1/R* both curvatures.
   const double e_star = 1.0 / ((1 - nu * nu) / e1 + (1 - nu2 * nu2) / e2), r_star = 1.0 / (1 / 0.1 + 1 / 0.2);
   const Scene pair = ball_on(true, 2.0, fmt::format(R"(, "youngs_modulus": {}, "poisson_ratio": {})", e2, nu2),
                              fmt::format(R"(, "youngs_modulus": {}, "damping_ratio": 1)", e1));
-  CHECK(overlap_at_rest(pair) == Approx(hertz_overlap(2.0 * kG, e_star, r_star)).epsilon(1e-4));
+  CHECK(ball_overlap_at_rest(pair) == Approx(hertz_overlap(2.0 * kG, e_star, r_star)).epsilon(1e-4));
   // The same on the reference backend (its own Delassus matrix) and on the resident step's CPU twin.
   WorldOptions reference;
   reference.backend = SolverBackend::reference;
   WorldOptions resident;
   resident.resident = true;
-  CHECK(overlap_at_rest(pair, reference) == Approx(hertz_overlap(2.0 * kG, e_star, r_star)).epsilon(1e-4));
-  CHECK(overlap_at_rest(pair, resident) == Approx(hertz_overlap(2.0 * kG, e_star, r_star)).epsilon(1e-4));
+  CHECK(ball_overlap_at_rest(pair, reference) == Approx(hertz_overlap(2.0 * kG, e_star, r_star)).epsilon(1e-4));
+  CHECK(ball_overlap_at_rest(pair, resident) == Approx(hertz_overlap(2.0 * kG, e_star, r_star)).epsilon(1e-4));
 }
 
 TEST_CASE("a resolved Hertzian impact rebounds and lasts as the Hertz-Tsuji contact, at any speed",
