@@ -65,12 +65,13 @@ STAGGER_HD STAGGER_INLINE T island_error_scale(T b2, int rows) {
   return T(1) / max_of(sqrt_of(b2), T(kFreeVelocityFloor) * sqrt_of(T(rows)));
 }
 
-// |b_k|^2: the free velocity rows (impulses zero), whose norm scales the island's errors.
+// |b_k|^2: the free velocity rows (impulses zero), whose norm scales the island's errors (a compliant
+// normal row weighted by compliant_normal_weight, kernels/delassus.h).
 template <class P, class T = typename P::Real>
 STAGGER_HD STAGGER_INLINE T free_velocity_norm2(const P& p, int k, Vec3<T> vel_free) {
   T vt[P::kFrictionCapacity];
   friction_rows(p, add_tangential_spring(p, k, vel_free, T(0), T(0)), vt);
-  T r = square(vel_free.x - p.rhs[k]);
+  T r = square(compliant_normal_weight(p, k) * (vel_free.x - p.rhs[k]));
   for (int j = 0; j < p.friction_dims; ++j) r += square(vt[j]);
   return r;
 }

@@ -68,6 +68,24 @@ inline double ball_overlap_at_rest(const Scene& scene, WorldOptions options = {}
   return 0.1 - world.bodies().x[ball].z;
 }
 
+// Runs a scene in which the body "ball" falls onto a support at speed v0 (along -z) until its first
+// contact has pushed and let go: the rebound speed over v0 and the steps with a positive normal impulse.
+struct MeasuredImpact {
+  double rebound;
+  int pushing_steps;
+};
+inline MeasuredImpact measure_impact(const Scene& scene, double v0, int max_steps) {
+  World world(scene);
+  int pushing = 0;
+  for (int s = 0; s < max_steps; ++s) {
+    world.step();
+    const bool push = !world.solution().alpha.empty() && world.solution().alpha[0] > 0;
+    if (push) ++pushing;
+    else if (pushing > 0) break;
+  }
+  return {world.bodies().v[body_index(world, "ball")].z / v0, pushing};
+}
+
 inline const BodyDesc& body_desc(const Scene& scene, const std::string& id) {
   for (const BodyDesc& b : scene.bodies)
     if (b.id == id) return b;

@@ -89,39 +89,38 @@ TEST_CASE("a Hertzian sphere at rest overlaps by Hertz's law, on a plane and on 
 
 TEST_CASE("a resolved Hertzian impact rebounds and lasts as the Hertz-Tsuji contact, at any speed",
           "[compliance][hertz]") {
-  // 10 g ball of radius 1 cm, E = 7.2e5 Pa: the contact lasts about 5 ms at 1 m/s, 500 steps of 1e-5 s.
-  const double m = 0.01, r = 0.01, e = 7.2e5, nu = 0.3, h = 1e-5;
+  // 10 g ball of radius 1 cm, E = 7.2e5 Pa: the contact lasts about 5 ms at 1 m/s (8 ms at 0.1 m/s),
+  // 500 steps of 1e-5 s, or 10 of 5e-4 s (the resolution docs/scene_format.md asks for).
+  const double m = 0.01, r = 0.01, e = 7.2e5, nu = 0.3;
   const double e_star = e / (1 - nu * nu);
   // zeta = sqrt(5/6) |ln e| / sqrt(ln^2 e + pi^2) is LIGGGHTS's choice for e = 0.9 (docs/scene_format.md).
   const double liggghts_zeta = std::sqrt(5.0 / 6.0) * -std::log(0.9) / std::sqrt(std::pow(std::log(0.9), 2) + M_PI * M_PI);
-  for (double zeta : {0.0, liggghts_zeta, 0.3}) {
-    double restitution_at_1 = 0;
-    for (double v0 : {1.0, 0.1}) {
-      CAPTURE(zeta, v0);
-      const Scene scene = parse_scene(fmt::format(R"({{"time_step": {}, "steps": 1, "gravity": [0, 0, 0], "bodies": [
-          {{"id": "floor", "shape": {{"type": "plane"}}, "fixed": true}},
-          {{"id": "ball", "shape": {{"type": "sphere", "radius": {}}}, "position": [0, 0, {}],
-            "velocity": [0, 0, {}], "mass": {}, "youngs_modulus": {}, "poisson_ratio": {}, "damping_ratio": {}}}]}})",
-                                                  h, r, r + 1e-6, -v0, m, e, nu, zeta),
-                                      "hertz_impact.json");
-      World world(scene);
-      int pushing = 0;  // steps with a positive normal impulse
-      for (int s = 0; s < 20000; ++s) {
-        world.step();
-        const bool push = !world.solution().alpha.empty() && world.solution().alpha[0] > 0;
-        if (push) ++pushing;
-        else if (pushing > 0) break;
+  for (double h : {1e-5, 5e-4}) {
+    const bool fine = h < 1e-4;
+    for (double zeta : {0.0, liggghts_zeta, 0.3}) {
+      double restitution_at_1 = 0;
+      for (double v0 : {1.0, 0.1}) {
+        CAPTURE(h, zeta, v0);
+        const Scene scene = parse_scene(fmt::format(R"({{"time_step": {}, "steps": 1, "gravity": [0, 0, 0], "bodies": [
+            {{"id": "floor", "shape": {{"type": "plane"}}, "fixed": true}},
+            {{"id": "ball", "shape": {{"type": "sphere", "radius": {}}}, "position": [0, 0, {}],
+              "velocity": [0, 0, {}], "mass": {}, "youngs_modulus": {}, "poisson_ratio": {}, "damping_ratio": {}}}]}})",
+                                                    h, r, r + 1e-6, -v0, m, e, nu, zeta),
+                                        "hertz_impact.json");
+        const auto [rebound, pushing] = measure_impact(scene, v0, 20000);
+        const Rebound expected = hertz_impact(e_star, r, zeta, m, v0);
+        UNSCOPED_INFO("rebound " << rebound << " expected " << expected.restitution << " steps " << pushing
+                                 << " expected " << expected.duration / h);
+        // At 10 steps per contact the fully implicit step would lose a fifth of the rebound; the spring
+        // taken near the step's start (make_compliant's theta) keeps it.
+        CHECK(rebound == Approx(expected.restitution).margin(fine ? 0.012 : 0.03));
+        CHECK(pushing * h == Approx(expected.duration).epsilon(fine ? 0.01 : 0.15));
+        // Tsuji's damping makes the restitution independent of the speed (a linear dashpot on Hertz's
+        // spring would not): the same within 1% at 0.1 and 1 m/s (3% at 10 steps per contact).
+        if (v0 == 1.0) restitution_at_1 = rebound;
+        else CHECK(rebound == Approx(restitution_at_1).margin(fine ? 0.01 : 0.03));
+        if (zeta == liggghts_zeta) CHECK(rebound == Approx(0.9).margin(fine ? 0.02 : 0.03));
       }
-      const Rebound expected = hertz_impact(e_star, r, zeta, m, v0);
-      const double rebound = world.bodies().v[body_index(world, "ball")].z / v0;
-      UNSCOPED_INFO("rebound " << rebound << " expected " << expected.restitution << " steps " << pushing << " expected " << expected.duration / h);
-      CHECK(rebound == Approx(expected.restitution).margin(0.012));
-      CHECK(pushing * h == Approx(expected.duration).epsilon(0.01));
-      // Tsuji's damping makes the restitution independent of the speed (a linear dashpot on Hertz's
-      // spring would not): the same within 1% at 0.1 and 1 m/s.
-      if (v0 == 1.0) restitution_at_1 = rebound;
-      else CHECK(rebound == Approx(restitution_at_1).margin(0.01));
-      if (zeta == liggghts_zeta) CHECK(rebound == Approx(0.9).margin(0.02));
     }
   }
 }

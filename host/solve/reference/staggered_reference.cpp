@@ -33,11 +33,14 @@ struct IslandProblem {
   Sparse jn, jt, minv;        // J_n (nc x 6nb), J_t (nc nt x 6nb), M^-1
   Sparse wnn, wnt, wtn, wtt;  // blocks of W
   VectorXd bn, bt, up;        // free velocities and u^p
+  // Weights of the normal rows in |b|: W_nn / (W_nn + epsilon) of a compliant contact, else 1
+  // (kernels/delassus.h, compliant_normal_weight, says why).
+  VectorXd wn;
   double scale = 1;           // 1 / max(|b|, b_floor)
 };
 
 void set_scale(IslandProblem& ip) {
-  double bnorm = std::sqrt(ip.bn.squaredNorm() + ip.bt.squaredNorm());
+  double bnorm = std::sqrt(ip.bn.cwiseProduct(ip.wn).squaredNorm() + ip.bt.squaredNorm());
   ip.scale = 1.0 / std::max(bnorm, kFreeVelocityFloor * std::sqrt(double(ip.nc * (1 + ip.nt))));
 }
 
@@ -112,7 +115,12 @@ IslandProblem assemble(const ContactProblem& p, int island) {
   Sparse minv_jnt = ip.minv * Sparse(ip.jn.transpose());
   Sparse minv_jtt = ip.minv * Sparse(ip.jt.transpose());
   ip.wnn = ip.jn * minv_jnt;
-  if (!p.compliance.empty()) {  // compliant contacts: epsilon on the normal rows' diagonal (kernels/problem_assembly.h)
+  ip.wn = VectorXd::Ones(nc);
+  if (!p.compliance.empty()) {
+    for (int k = c0; k < c1; ++k) {
+      const double w = ip.wnn.coeff(k - c0, k - c0);
+      ip.wn[k - c0] = w / (w + p.compliance[k]);
+    }  // compliant contacts: epsilon on the normal rows' diagonal (kernels/problem_assembly.h)
     std::vector<Triplet> te;
     for (int k = c0; k < c1; ++k) te.emplace_back(k - c0, k - c0, p.compliance[k]);
     Sparse eps(nc, nc);
@@ -498,6 +506,7 @@ IslandProblem from_local(const LocalProblem& lp) {
     ip.bn[k] = lp.q[local_row(k, 0)];
     for (int j = 0; j < 2; ++j) ip.bt[2 * k + j] = lp.q[local_row(k, 1 + j)];
   }
+  ip.wn = VectorXd::Ones(nc);  // a local problem does not say which part of W's diagonal is compliance
   set_scale(ip);
   return ip;
 }
