@@ -40,8 +40,8 @@ for scene in small large; do
   fi
   title="Shaken bed ($scene), Gamma = 3, 7 Hz, 10 s: rough (red) and frictionless (blue) side walls"
   models=("stagger rigid (default)=$suffix" "stagger compliant k 1e5 N/m, h 2.5e-5 s=${suffix}_compliant_k100000_h2.5e-05"
-          "stagger compliant, tangential springs k_t 8e4 N/m=${suffix}_compliant_k100000_h2.5e-05_kt80000"
-          "stagger Hertz E 1e8 Pa, e 0.9, h 1.5e-5 s=${suffix}_hertz_E1e8_h1.5e-05")
+          "stagger compliant, tangential springs k_t 8e4 N/m (implicit step)=${suffix}_compliant_k100000_h2.5e-05_kt80000"
+          "stagger Hertz E 1e8 Pa, e 0.9, h 1.5e-5 s (implicit step)=${suffix}_hertz_E1e8_h1.5e-05")
   [ -f "$R/convection_profile${suffix}_liggghts_E1e8_e0.9.csv" ] && models+=("LIGGGHTS Hertz E 1e8 Pa, e 0.9=${suffix}_liggghts_E1e8_e0.9")
   /usr/bin/python3 bench/convection/plot.py "$R" "$R/convection_${scene}.png" "$title" "${models[@]}"
 done
