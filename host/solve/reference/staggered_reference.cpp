@@ -116,11 +116,11 @@ IslandProblem assemble(const ContactProblem& p, int island) {
   Sparse minv_jtt = ip.minv * Sparse(ip.jt.transpose());
   ip.wnn = ip.jn * minv_jnt;
   ip.wn = VectorXd::Ones(nc);
-  if (!p.compliance.empty()) {
+  if (!p.compliance.empty()) {  // compliant contacts: epsilon on the normal rows' diagonal (kernels/problem_assembly.h)
     for (int k = c0; k < c1; ++k) {
       const double w = ip.wnn.coeff(k - c0, k - c0);
       ip.wn[k - c0] = w / (w + p.compliance[k]);
-    }  // compliant contacts: epsilon on the normal rows' diagonal (kernels/problem_assembly.h)
+    }
     std::vector<Triplet> te;
     for (int k = c0; k < c1; ++k) te.emplace_back(k - c0, k - c0, p.compliance[k]);
     Sparse eps(nc, nc);
