@@ -3,7 +3,7 @@
 // (BENCHMARKS.md: "the achieved memory bandwidth of the inner iteration against the device's peak").
 //
 //   stagger_iteration_bench --scene FILE [--steps N] [--backend cpu|cuda] [--iterations N] [--repeats R]
-//                           [--precision double|float] [--threads N] [--out CSV]
+//                           [--precision double|float] [--threads N] [--team-min-contacts N] [--out CSV]
 //
 // The scene runs N steps on the host; its last step's problem, warm-started from that step's solution,
 // is then solved again on the backend with one outer iteration whose Tresca QP (every island) runs
@@ -76,7 +76,7 @@ double triad_bandwidth(long n, int repeats) {
 int main(int argc, char** argv) {
   CLI::App app{"time one APGD iteration against the memory bandwidth"};
   std::string file, backend = "cpu", precision = "double", out;
-  int steps = 100, iterations = 50, repeats = 5, threads = 0;
+  int steps = 100, iterations = 50, repeats = 5, threads = 0, team_min_contacts = -1;
   app.add_option("--scene", file, "scene file")->required();
   app.add_option("--steps", steps, "host steps before taking the problem");
   app.add_option("--backend", backend, "cpu | cuda")->check(CLI::IsMember({"cpu", "cuda"}));
@@ -85,6 +85,8 @@ int main(int argc, char** argv) {
   app.add_option("--precision", precision, "double | float")->check(CLI::IsMember({"double", "float"}));
   app.add_option("--threads", threads, "OpenMP threads");
   app.add_option("--out", out, "CSV file to append to");
+  app.add_option("--team-min-contacts", team_min_contacts,
+                 "CPU: iterations over at least this many contacts run as one OpenMP team (default: the executor's)");
   CLI11_PARSE(app, argc, argv);
   if (threads > 0) omp_set_num_threads(threads);
   if (backend == "cuda" && !cuda_device_available()) {
@@ -119,6 +121,7 @@ int main(int argc, char** argv) {
   settings.max_outer_iterations = 1;
   SolveControls controls;
   controls.precision = precision == "float" ? Precision::f32 : Precision::f64;
+  controls.team_min_contacts = team_min_contacts;
   BatchedSolver cpu;
   std::unique_ptr<CudaSolver> cuda;
   if (backend == "cuda") cuda = std::make_unique<CudaSolver>();

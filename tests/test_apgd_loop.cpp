@@ -111,32 +111,62 @@ TEST_CASE("active lists hold the blocks and bodies of the active islands, in ord
   }
 }
 
-TEST_CASE("a solve over the active lists equals one over every element, bit for bit", "[solver][active_lists]") {
-  // Many islands of different sizes and difficulty finish at different iterations, so the loops
-  // shrink to fewer and fewer islands.
+namespace {
+
+// f(problem, settings, controls) for each method, in the CPU's shape and the GPU's (block size and
+// check interval), on varied problems of seeds 1..seeds: many islands of different sizes and
+// difficulty, which finish at different iterations.
+template <class F>
+void for_each_solve_case(unsigned seeds, F f) {
   for (Method method : {Method::staggered, Method::tresca_fixed_point, Method::successive_relaxation}) {
     for (bool gpu_shape : {false, true}) {
-      for (unsigned seed = 1; seed <= 4; ++seed) {
+      for (unsigned seed = 1; seed <= seeds; ++seed) {
         CAPTURE(int(method), gpu_shape, seed);
         const ContactProblem p = varied_problem(seed, 60, 20, 0.6);
         SolverSettings s;
         s.method = method;
         s.tolerance = 1e-6;
-        SolveControls with, without;
-        if (gpu_shape)
-          for (SolveControls* c : {&with, &without}) {
-            c->block_size = kGpuBlockSize;
-            c->loop_check_interval = kGpuLoopCheckInterval;
-          }
-        without.compact_active = false;
-        StaggeredBatched<CpuExec, double> a, b;
-        const SolveResult ra = a.solve(p, s, with), rb = b.solve(p, s, without);
-        REQUIRE(a.active_lists_.builds > 0);  // the lists were used
-        REQUIRE(b.active_lists_.builds == 0);
-        require_identical(p, ra, rb);
+        SolveControls c;
+        if (gpu_shape) {
+          c.block_size = kGpuBlockSize;
+          c.loop_check_interval = kGpuLoopCheckInterval;
+        }
+        f(p, s, c);
       }
     }
   }
+}
+
+}  // namespace
+
+TEST_CASE("a solve over the active lists equals one over every element, bit for bit", "[solver][active_lists]") {
+  // The loops shrink to fewer and fewer islands.
+  for_each_solve_case(4, [](const ContactProblem& p, const SolverSettings& s, const SolveControls& with) {
+    SolveControls without = with;
+    without.compact_active = false;
+    StaggeredBatched<CpuExec, double> a, b;
+    const SolveResult ra = a.solve(p, s, with), rb = b.solve(p, s, without);
+    REQUIRE(a.active_lists_.builds > 0);  // the lists were used
+    REQUIRE(b.active_lists_.builds == 0);
+    require_identical(p, ra, rb);
+  });
+}
+
+TEST_CASE("APGD iterations run by one OpenMP team equal those run loop by loop, bit for bit",
+          "[solver][team]") {
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(2);  // a team of two, also on a machine of one core
+  for_each_solve_case(3, [](const ContactProblem& p, const SolverSettings& s, const SolveControls& c) {
+    SolveControls team = c, loops = c;
+    team.team_min_contacts = 0;
+    loops.team_min_contacts = 1 << 30;
+    StaggeredBatched<CpuExec, double> a, b;
+    const SolveResult ra = a.solve(p, s, team), rb = b.solve(p, s, loops);
+    REQUIRE(a.exec.teams_ > 0);
+    REQUIRE(b.exec.teams_ == 0);
+    require_identical(p, ra, rb);
+  });
+  omp_set_num_threads(threads);
 }
 
 namespace {
@@ -174,7 +204,7 @@ struct GraphTwinExec : CpuExec {
     else CpuExec::island_reduce(ni, blocks_of, mask, values, op, identity, out, list);
   }
   template <class Body>
-  void repeat(int times, Body&& body) {
+  void repeat(int times, Body&& body, long long = -1) {
     if (times <= 1) {
       for (int t = 0; t < times; ++t) body();
       return;

@@ -143,6 +143,7 @@ stagger::WorldOptions world_options(const Options& options, std::string& backend
   if (const char* resident = std::getenv("STAGGER_RESIDENT"))
     w.resident = std::atoi(resident) != 0 && w.backend == SolverBackend::batched;
   if (const char* dies = std::getenv("STAGGER_RESIDENT_FAILS_AFTER")) w.resident_fails_after = std::atoi(dies);
+  if (const char* team = std::getenv("STAGGER_TEAM_MIN_CONTACTS")) w.controls.team_min_contacts = std::max(0, std::atoi(team));
   if (const char* dense = std::getenv("STAGGER_DENSE_MAX_CONTACTS"))
     w.controls.dense_max_contacts = std::max(0, std::atoi(dense));
   // STAGGER_COMPACT_ACTIVE=0: APGD loops over every element, done islands masked (for comparison).

@@ -200,7 +200,7 @@ struct CudaExec {
   static constexpr bool kHostMemory = false;
   static constexpr int block_size() { return kGpuBlockSize; }
   static constexpr int loop_check_interval() { return kGpuLoopCheckInterval; }
-  void configure(int, int) {}
+  void configure(int, int, int = -1) {}
   // Islands of at most this many contacts take the dense path (host/solve/dense_islands.h). Off until a
   // GPU benchmark (bench/run_cuda.sh, the dense sweep) says where it pays: by bytes read per
   // iteration it can only win for islands of about 4 contacts or fewer (docs/backends.md).
@@ -402,7 +402,7 @@ struct CudaExec {
   // (cudaGraphExecUpdate) while the captured launches keep their shape, instantiated again otherwise.
   std::shared_ptr<std::remove_pointer_t<cudaGraphExec_t>> graph_exec_;
   template <class Body>
-  void repeat(int times, Body&& body) {
+  void repeat(int times, Body&& body, long long /*work*/ = -1) {
     if (!use_graphs || times <= 1) {
       for (int t = 0; t < times; ++t) body();
       return;

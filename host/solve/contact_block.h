@@ -16,6 +16,9 @@ struct ContactBlock {
 // with the GPU's (SolveControls::block_size, loop_check_interval), so that CI runs the GPU's block
 // partition and loop control; docs/backends.md lists where the executors differ.
 constexpr int kCpuBlockSize = 256, kCpuLoopCheckInterval = 1;
+// The CPU runs the iterations of an APGD loop over at least this many contacts as one OpenMP team
+// (host/step/parallel.h, run_as_team; docs/benchmarks.md says how it was chosen).
+constexpr int kCpuTeamMinContacts = 512;
 constexpr int kGpuBlockSize = 32, kGpuLoopCheckInterval = 8;
 
 }  // namespace stagger

@@ -90,6 +90,10 @@ struct SolveControls {
   // The CUDA executor keeps its own.
   int block_size = 0;
   int loop_check_interval = 0;
+  // The CPU executor runs the iterations of an APGD loop over at least this many contacts as one
+  // OpenMP team (host/step/parallel.h, run_as_team); -1: its own (kCpuTeamMinContacts). The same
+  // results either way. `stagger run` reads STAGGER_TEAM_MIN_CONTACTS.
+  int team_min_contacts = -1;
   // Late APGD iterations launch over lists of the islands still iterating (host/solve/active_lists.h);
   // off: over every block, body and island, done ones masked. The same results bit for bit either way.
   bool compact_active = true;

@@ -461,7 +461,7 @@ struct StaggeredBatched {
           apgd_control(apgd[i], terms[i], max_iterations);
           active[i] = apgd[i].active;
         });
-      });
+     }, work);
     }
     IslandStats* stats = ptr(stats_);
     exec.for_each(ni, [=] STAGGER_HD(int i) {
@@ -778,7 +778,7 @@ struct StaggeredBatched {
   // The impulses and velocities stay in cur_ and v_, w_.
   void run(const ContactProblem& structure, ProblemView<T> view, const SolverSettings& settings,
            const SolveControls& controls) {
-    exec.configure(controls.block_size, controls.loop_check_interval);
+    exec.configure(controls.block_size, controls.loop_check_interval, controls.team_min_contacts);
     compact_active_ = controls.compact_active;
     resize(structure);
     p_ = view;

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <vector>
 
+#include <omp.h>
+
 #include "solve/contact_block.h"
 #include "solve/contact_problem.h"
 #include "step/executor.h"
@@ -25,12 +27,17 @@ struct CpuExec {
   // threads; and how many APGD iterations run between checks of "is any island still iterating"
   // (a check is free here). Set by configure.
   int block_size_ = kCpuBlockSize, loop_check_interval_ = kCpuLoopCheckInterval;
+  // The iterations of an APGD loop over at least this many contacts run as one OpenMP team
+  // (run_as_team, host/step/parallel.h). Set by configure.
+  long long team_min_contacts_ = kCpuTeamMinContacts;
+  long long teams_ = 0;  // how many repeat() calls ran as a team (for tests)
   int block_size() const { return block_size_; }
   int loop_check_interval() const { return loop_check_interval_; }
-  // The shape a solve asks for (SolveControls): 0 keeps the CPU's own.
-  void configure(int block_size, int loop_check_interval) {
+  // The shape a solve asks for (SolveControls): 0 keeps the CPU's own (a team: -1).
+  void configure(int block_size, int loop_check_interval, int team_min_contacts = -1) {
     block_size_ = block_size > 0 ? block_size : kCpuBlockSize;
     loop_check_interval_ = loop_check_interval > 0 ? loop_check_interval : kCpuLoopCheckInterval;
+    team_min_contacts_ = team_min_contacts >= 0 ? team_min_contacts : kCpuTeamMinContacts;
   }
   // Islands of at most this many contacts take the dense path (host/solve/dense_islands.h): none, because
   // on the CPU the matrix-free product was faster at every island size measured (docs/backends.md).
@@ -169,9 +176,18 @@ struct CpuExec {
     return c;
   }
   // body() `times` times (the APGD iterations between two checks; the GPU may replay them as a graph,
-  // so body's launches must not depend on host state that changes between the calls).
+  // so body's launches must not depend on host state that changes between the calls). `work`: the
+  // contacts the iterations run over; from team_min_contacts_ on, with more than one thread, they
+  // run as one team (the same results).
   template <class Body>
-  void repeat(int times, Body&& body) {
+  void repeat(int times, Body&& body, long long work = -1) {
+    if (work >= team_min_contacts_ && !in_team() && omp_get_max_threads() > 1) {
+      ++teams_;
+      run_as_team([&] {
+        for (int t = 0; t < times; ++t) body();
+      });
+      return;
+    }
     for (int t = 0; t < times; ++t) body();
   }
 };

@@ -7,6 +7,12 @@
 
 namespace stagger {
 
+namespace detail {
+// Set on each thread of a run_as_team region: where the team keeps the first exception a loop body
+// threw. Null outside a team.
+inline thread_local std::exception_ptr* team_error = nullptr;
+}  // namespace detail
+
 // Below this many elements a parallel region costs more than it saves. Measured on the 2-core EPYC VM
 // (2 threads, 3,000 steps, runs alternated twice): the 325-bead shaken bed (1,000-1,300 contacts, one
 // island of ~900) ran 620-690 steps/s at 512, 640-750 at 1,024, 780-870 at 2,048 and 720-830 at 4,096
@@ -20,6 +26,18 @@ constexpr int kParallelThreshold = 2048;
 // terminates the program): the first one is kept and rethrown after the loop.
 template <class F>
 void parallel_for(int n, F&& body, long long work = -1) {
+  if (detail::team_error) {  // inside run_as_team: every thread of the team reaches this loop
+#pragma omp for schedule(static)
+    for (int i = 0; i < n; ++i) {
+      try {
+        body(i);
+      } catch (...) {
+#pragma omp critical(stagger_parallel_error)
+        if (!*detail::team_error) *detail::team_error = std::current_exception();
+      }
+    }
+    return;  // the end of `omp for` is a barrier: the next loop sees every element written
+  }
   if ((work < 0 ? n : work) < kParallelThreshold) {
     for (int i = 0; i < n; ++i) body(i);
     return;
@@ -36,5 +54,27 @@ void parallel_for(int n, F&& body, long long work = -1) {
   }
   if (error) std::rethrow_exception(error);
 }
+
+// body() on every thread of one OpenMP team, whose parallel_for loops then share out their
+// elements (static schedule, a barrier at the end of each) instead of each opening and closing a
+// parallel region of its own, whatever their size. Why: on the 2-core VM a region costs about
+// 1.7 us and a barrier 0.6 us, and one APGD iteration is five loops: with a region per loop the
+// demo bed's ~1,000 contacts were faster on one thread, with one team per iteration they gain
+// from the second (docs/benchmarks.md). body() must run the same loops on every thread and write
+// shared state only inside them; a static schedule keeps each element on a fixed thread, and no
+// result depends on which thread ran an element, so results are the same bit for bit.
+template <class F>
+void run_as_team(F&& body) {
+  std::exception_ptr error;
+#pragma omp parallel
+  {
+    detail::team_error = &error;
+    body();
+    detail::team_error = nullptr;
+  }
+  if (error) std::rethrow_exception(error);
+}
+
+inline bool in_team() { return detail::team_error != nullptr; }
 
 }  // namespace stagger
