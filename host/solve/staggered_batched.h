@@ -461,7 +461,7 @@ struct StaggeredBatched {
           apgd_control(apgd[i], terms[i], max_iterations);
           active[i] = apgd[i].active;
         });
-     }, work);
+      }, work);
     }
     IslandStats* stats = ptr(stats_);
     exec.for_each(ni, [=] STAGGER_HD(int i) {

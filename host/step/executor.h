@@ -17,7 +17,9 @@
 //                                        nullptr or left out: all of them)
 //   plan_islands(blocks_of)              told the island layout once per solve
 //   any(flags, n), count(flags, n)       whether any of n flags is set; how many (the APGD loop's check)
-//   repeat(times, body)                  body() `times` times: the APGD iterations between two checks
+//   repeat(times, body, work)            body() `times` times: the APGD iterations between two checks
+//                                        (`work`, optional: the contacts they run over; the CPU runs
+//                                        them as one OpenMP team from a size on, host/step/parallel.h)
 //                                        (the GPU may capture them as a CUDA graph and replay it)
 //   exclusive_scan, stable_sort_by_key, reduce, batched_gemv   (collision stages, dense islands)
 //
