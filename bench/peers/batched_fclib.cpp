@@ -9,11 +9,8 @@
 //   stagger_batched_fclib scene SCENE --step N --min-contacts 20 --out-dir DIR [--solve ...]
 //   --solve tresca_fixed_point staggered --tolerance 1e-4 1e-8 [--inner-ratio R] [--threads 1]
 //
-// random: spheres of radius 1 cm and 10 g (solid: inertia 0.4 m r^2) touch at random: each contact
-// joins two bodies drawn at random (one in ten a body and the fixed ground), with a random normal n
-// pointing from the second body to the first and the contact point on both surfaces. q = J v with
-// random body velocities of a few cm/s plus one step of gravity (h = 1e-3), so that about half the
-// contacts approach; mu = 0.5. Deterministic in --seed. scene: every island of at least
+// random: tests/problem_builders.h's granular_problem (spheres of 1 cm and 10 g touching at random,
+// one contact in ten with the ground, mu 0.5; deterministic in --seed). scene: every island of at least
 // --min-contacts contacts of the scene's step N, as `stagger export-fclib` writes them.
 #include <chrono>
 #include <cstdio>
@@ -28,6 +25,7 @@
 #include <fmt/format.h>
 
 #include "fclib/fclib_io.h"
+#include "problem_builders.h"  // tests/: granular_problem, shared with the Tresca test
 #include "scene/scene.h"
 #include "solve/reference/staggered_reference.h"
 #include "solve/staggered.h"
@@ -78,55 +76,6 @@ ContactProblem island_problem(const ContactProblem& p, int island) {
   q.island_body_begin = {0, s1 - s0};
   q.finalize();
   return q;
-}
-
-// A random granular-like problem (the header says how it is drawn).
-ContactProblem random_problem(int bodies, int contacts, unsigned seed) {
-  const double radius = 0.01, mass = 0.01, inertia = 0.4 * mass * radius * radius, h = 1e-3;
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> gauss(0.0, 1.0);
-  std::uniform_int_distribution<int> pick(0, bodies - 1);
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  auto gaussian3 = [&] { return Vec3d{gauss(rng), gauss(rng), gauss(rng)}; };
-  auto random_direction = [&] {
-    Vec3d d;
-    do d = gaussian3();
-    while (norm(d) < 1e-6);
-    return (1.0 / norm(d)) * d;
-  };
-  ContactProblem p;
-  p.set_friction_model(FrictionModel::cone, 0);
-  for (int i = 0; i < bodies; ++i) {
-    p.v_pred.push_back(0.03 * gaussian3() + Vec3d{0, 0, -9.81 * h});
-    p.w_pred.push_back(3.0 * gaussian3());
-    p.inv_mass.push_back(1.0 / mass);
-    const double ii = 1.0 / inertia;
-    p.inv_inertia.push_back(Mat3<double>{Vec3d{ii, 0, 0}, Vec3d{0, ii, 0}, Vec3d{0, 0, ii}});
-    p.body_island.push_back(0);
-  }
-  for (int c = 0; c < contacts; ++c) {
-    const int a = pick(rng);
-    int b = unit(rng) < 0.1 ? -1 : pick(rng);  // -1: the ground
-    while (b == a) b = pick(rng);
-    const Vec3d n = random_direction();
-    Vec3d t1, t2;
-    tangent_basis(n, t1, t2);
-    p.slot_a.push_back(a);  // the first body lies on the normal's side
-    p.slot_b.push_back(b);
-    p.contact_island.push_back(0);
-    p.normal.push_back(n);
-    p.tangent1.push_back(t1);
-    p.tangent2.push_back(t2);
-    p.r_a.push_back(-radius * n);
-    p.r_b.push_back(radius * n);
-    p.w_known.push_back(Vec3d{0, 0, 0});
-    p.mu.push_back(0.5);
-    p.rhs.push_back(0.0);
-  }
-  p.island_contact_begin = {0, contacts};
-  p.island_body_begin = {0, bodies};
-  p.finalize();
-  return p;
 }
 
 // Writes the one-island problem `p` to `file` and solves it by each method and tolerance of `o`:
@@ -210,7 +159,7 @@ int main(int argc, char** argv) {
   if (!o.methods.empty())
     std::printf("file,contacts,method,tolerance,converged,outer_iterations,inner_iterations,seconds,error,other_error\n");
   if (*random) {
-    const ContactProblem p = random_problem(bodies, contacts, seed);
+    const ContactProblem p = test::granular_problem(bodies, contacts, seed);
     return write_and_solve(p, out, fmt::format("random granular-like problem, seed {}", seed),
                            fmt::format("stagger_batched_fclib random: {} contacts among {} spheres (r 1 cm, 10 g) "
                                        "and the ground, random normals, mu 0.5",

@@ -67,6 +67,7 @@ struct StaggeredBatched {
   Array<int> phase_judged_, phase_friction_, phase_both_;
   Array<int> staggered_, tresca_, between_;  // island masks: by method; the current "between" pass
   Array<int> stalled_;  // per island: its outer error stopped improving (no endgame floor any more)
+  Array<int> unimproved_;  // per island: outer iterations since its error last improved (tresca_bound_weight)
   bool any_staggered_ = false, any_tresca_ = false;
   // Per-block partial sums and their per-island totals.
   Array<ApgdTerms<T>> block_terms_, island_terms_;
@@ -143,6 +144,7 @@ struct StaggeredBatched {
     Exec::fill(phase_both_, ni, int(QpPhase::both));
     Exec::fill(between_, ni, 0);
     Exec::fill(stalled_, ni, 0);
+    Exec::fill(unimproved_, ni, 0);
     for (Array<int>* v : {&outer_, &active_, &improved_, &need_product_}) Exec::fill(*v, ni, 0);
     Exec::fill(stats_, ni, IslandStats{});
   }
@@ -493,7 +495,7 @@ struct StaggeredBatched {
   // After an outer iteration's error evaluation: count it, keep each island's best pair (errors
   // are not monotone), retire the islands that met the tolerance. Returns whether any island goes on.
   bool record_outer_iteration(int iteration) {
-    int *outer = ptr(outer_), *improved = ptr(improved_), *stalled = ptr(stalled_);
+    int *outer = ptr(outer_), *improved = ptr(improved_), *stalled = ptr(stalled_), *unimproved = ptr(unimproved_);
     const T *error = ptr(error_), *tolerance = ptr(tolerance_);
     T* best = ptr(best_error_);
     IslandStats* stats = ptr(stats_);
@@ -507,6 +509,7 @@ struct StaggeredBatched {
         best[i] = error[i];
         improved[i] = 1;
       }
+      unimproved[i] = improved[i] ? 0 : unimproved[i] + 1;
       if (error[i] <= tolerance[i]) {
         stats[i].converged = true;
         outer[i] = 0;
@@ -536,11 +539,12 @@ struct StaggeredBatched {
     int* outer = ptr(outer_);
     T* best = ptr(best_error_);
     const T inf = std::numeric_limits<T>::infinity();
-    int* stalled = ptr(stalled_);
+    int *stalled = ptr(stalled_), *unimproved = ptr(unimproved_);
     exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
       outer[i] = 1;
       best[i] = inf;
       stalled[i] = 0;
+      unimproved[i] = 0;
     });
   }
 
@@ -642,15 +646,16 @@ struct StaggeredBatched {
   }
 
   // The friction radii of the next Tresca QP: mu * alpha of cur_ at the start and after an outer
-  // iteration that improved its island's error, else halfway there (kTrescaBoundWeight).
+  // iteration that improved its island's error, else a step toward it that shrinks while the error
+  // does not improve (tresca_bound_weight).
   void update_bound(Array<int>& mask, bool start) {
     const ProblemView<T> p = p_;
     const T* ca = ptr(cur_.alpha);
-    const int* improved = ptr(improved_);
+    const int* unimproved = ptr(unimproved_);
     T* bound = ptr(bound_);
     for_contacts(mask, [=] STAGGER_HD(int k) {
       const T target = p.mu[k] * project_half_line(ca[k]);
-      const T weight = start || improved[p.contact_island[k]] ? T(1) : T(kTrescaBoundWeight);
+      const T weight = start ? T(1) : tresca_bound_weight<T>(unimproved[p.contact_island[k]]);
       bound[k] = (T(1) - weight) * bound[k] + weight * target;
     });
   }

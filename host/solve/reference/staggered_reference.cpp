@@ -372,6 +372,7 @@ IslandSolution solve_tresca(const IslandProblem& ip, VectorXd alpha, VectorXd be
   double err = std::max(natural_map_error(ip, alpha, beta), s.tolerance);
   VectorXd bound_alpha = alpha.cwiseMax(0.0);  // friction radii / mu
   bool stalled = false;
+  int unimproved = 0;  // outer iterations since the error last improved (tresca_bound_weight)
   for (int it = 1; it <= s.max_outer_iterations; ++it) {
     const double tau = c.adaptive_inner_tolerance ? inner_tolerance_for(s, err, stalled) : s.inner_tolerance;
     const Projection friction = friction_set(ip, bound_alpha);
@@ -393,7 +394,8 @@ IslandSolution solve_tresca(const IslandProblem& ip, VectorXd alpha, VectorXd be
       out.stats.converged = true;
       break;
     }
-    const double weight = improved ? 1.0 : kTrescaBoundWeight;
+    unimproved = improved ? 0 : unimproved + 1;
+    const double weight = tresca_bound_weight(unimproved);
     bound_alpha = (1 - weight) * bound_alpha + weight * gamma.head(nc).cwiseMax(0.0);
   }
   out.lipschitz_contact = L;
