@@ -139,18 +139,16 @@ STAGGER_HD STAGGER_INLINE void apgd_trial_point(const P& p, int k, QpPhase phase
 }
 
 // |D x - P(D x - g)|^2 = |D (x - P(x - D^-1 g))|^2 over contact k's moving unknowns: the
-// projected-gradient residual of the scaled problem, in velocities.
+// projected-gradient residual of the scaled problem, in velocities; x = (a0, b0) and g = (g_a, g_b)
+// in registers, d = row_scales(p, k, phase).
 template <class P, class T = typename P::Real>
-STAGGER_HD STAGGER_INLINE T projected_gradient_residual(const P& p, int k, QpPhase phase, const T* x_alpha,
-                                                        const T* x_beta, const T* g_alpha, const T* g_beta) {
-  T a, b[P::kFrictionCapacity], a0, b0[P::kFrictionCapacity];
-  load_unknowns(p, k, x_alpha, x_beta, a0, b0);
-  a = a0;
+STAGGER_HD STAGGER_INLINE T projected_gradient_residual_of(const P& p, int k, QpPhase phase, const RowScales<T>& d,
+                                                           T a0, const T* b0, T g_a, const T* g_b) {
+  T a = a0, b[P::kFrictionCapacity];
   copy_friction(p.friction_dims, b0, b);
-  const RowScales<T> d = row_scales(p, k, phase);
-  if (moves_alpha(phase)) a -= d.inv_n * g_alpha[k];
+  if (moves_alpha(phase)) a -= d.inv_n * g_a;
   if (moves_beta(phase))
-    for (int j = 0; j < p.friction_dims; ++j) b[j] -= d.inv_t * g_beta[k * p.friction_dims + j];
+    for (int j = 0; j < p.friction_dims; ++j) b[j] -= d.inv_t * g_b[j];
   project_phase(p, k, phase, a, b);
   T r = T(0);
   if (moves_alpha(phase)) r += square(d.n * (a0 - a));
@@ -158,34 +156,53 @@ STAGGER_HD STAGGER_INLINE T projected_gradient_residual(const P& p, int k, QpPha
     for (int j = 0; j < p.friction_dims; ++j) r += square(d.t * (b0[j] - b[j]));
   return r;
 }
-
-// Contact k's terms of the trial in the island's buffers: x+ and g(x+) in the trial buffers, y and
-// g(y) extrapolated from x and x_prev.
+// The same from the arrays of unknowns and gradients (the problem's layout).
 template <class P, class T = typename P::Real>
-STAGGER_HD STAGGER_INLINE ApgdTerms<T> apgd_terms(const P& p, int k, QpPhase phase, T momentum,
-                                                  int rotation, const ApgdBuffers<T>& u, const ApgdBuffers<T>& g) {
+STAGGER_HD STAGGER_INLINE T projected_gradient_residual(const P& p, int k, QpPhase phase, const T* x_alpha,
+                                                        const T* x_beta, const T* g_alpha, const T* g_beta) {
+  T a0, b0[P::kFrictionCapacity];
+  load_unknowns(p, k, x_alpha, x_beta, a0, b0);
+  return projected_gradient_residual_of(p, k, phase, row_scales(p, k, phase), a0, b0, g_alpha[k],
+                                        g_beta + k * p.friction_dims);
+}
+
+// The gradient pass of a trial for contact k: g(x+) from the contact's velocity `vel` under x+ (plus
+// the normal rows' `normal_shift`), stored in the island's trial buffer, and the contact's terms of
+// the trial, with y and g(y) extrapolated from x and x_prev. One function, so that x+ and g(x+) are
+// read and written once and stay in registers for the terms and the residual (they were reloaded
+// after the stores, which the compiler must assume alias them).
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE ApgdTerms<T> apgd_gradient_terms(const P& p, int k, QpPhase phase, T momentum,
+                                                           int rotation, Vec3<T> vel, T normal_shift,
+                                                           const ApgdBuffers<T>& u, const ApgdBuffers<T>& g) {
+  const int bx = buffer_x(rotation), bt = buffer_trial(rotation), nt = p.friction_dims;
+  T xa, xb[P::kFrictionCapacity], ga, gb[P::kFrictionCapacity];
+  load_unknowns(p, k, u.alpha[bt], u.beta[bt], xa, xb);
+  contact_rows_of(p, k, vel, normal_shift, xa, u.beta[bt], ga, gb);
+  g.alpha[bt][k] = ga;
+  copy_friction(nt, gb, g.beta[bt] + k * nt);
+
   ApgdTerms<T> t{T(0), T(0), T(0), T(0)};
   const RowScales<T> s = row_scales(p, k, phase);
-  const int bx = buffer_x(rotation), bt = buffer_trial(rotation), nt = p.friction_dims;
   T ya, yb[P::kFrictionCapacity], gya, gyb[P::kFrictionCapacity];
   extrapolated(p, k, u, rotation, momentum, ya, yb);
   extrapolated(p, k, g, rotation, momentum, gya, gyb);
   if (moves_alpha(phase)) {
-    const T xp = u.alpha[bt][k], d = xp - ya;
-    t.d_Ad += d * (g.alpha[bt][k] - gya);
+    const T d = xa - ya;
+    t.d_Ad += d * (ga - gya);
     t.d_d += s.n * d * d;
-    t.g_dx += gya * (xp - u.alpha[bx][k]);
+    t.g_dx += gya * (xa - u.alpha[bx][k]);
   }
   if (moves_beta(phase)) {
-    const T *xp = u.beta[bt] + k * nt, *x = u.beta[bx] + k * nt, *gxp = g.beta[bt] + k * nt;
+    const T* x = u.beta[bx] + k * nt;
     for (int j = 0; j < nt; ++j) {
-      const T d = xp[j] - yb[j];
-      t.d_Ad += d * (gxp[j] - gyb[j]);
+      const T d = xb[j] - yb[j];
+      t.d_Ad += d * (gb[j] - gyb[j]);
       t.d_d += s.t * d * d;
-      t.g_dx += gyb[j] * (xp[j] - x[j]);
+      t.g_dx += gyb[j] * (xb[j] - x[j]);
     }
   }
-  t.residual = projected_gradient_residual(p, k, phase, u.alpha[bt], u.beta[bt], g.alpha[bt], g.beta[bt]);
+  t.residual = projected_gradient_residual_of(p, k, phase, s, xa, xb, ga, gb);
   return t;
 }
 

@@ -106,12 +106,21 @@ STAGGER_HD STAGGER_INLINE void friction_rows(const P& p, Vec3<T> vel, T* rows) {
 // Rows of contact k's velocity in the unknowns' layout: the normal row (minus c, plus the optional
 // shift of successive relaxation, plus a compliant contact's epsilon alpha) and the friction rows (plus
 // a tangential spring's term, for the friction unknowns in `beta`).
+// Into registers: the normal row g_a and the friction rows g_b[0, friction_dims).
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE void contact_rows_of(const P& p, int k, Vec3<T> vel, T normal_shift, T alpha,
+                                               const T* beta, T& g_a, T* g_b) {
+  g_a = vel.x - p.rhs[k] + normal_shift;
+  if (p.compliance) g_a += p.compliance[k] * alpha;
+  friction_rows(p, with_tangential_spring(p, k, vel, beta), g_b);
+}
+// Into the gradient arrays g_alpha and g_beta (the problem's layout).
 template <class P, class T = typename P::Real>
 STAGGER_HD STAGGER_INLINE void contact_rows(const P& p, int k, Vec3<T> vel, T normal_shift, T alpha,
                                             const T* beta, T* g_alpha, T* g_beta) {
-  g_alpha[k] = vel.x - p.rhs[k] + normal_shift;
-  if (p.compliance) g_alpha[k] += p.compliance[k] * alpha;
-  friction_rows(p, with_tangential_spring(p, k, vel, beta), g_beta + k * p.friction_dims);
+  T g_a;
+  contact_rows_of(p, k, vel, normal_shift, alpha, beta, g_a, g_beta + k * p.friction_dims);
+  g_alpha[k] = g_a;
 }
 
 // Diagonal entry of W for contact k's row along `dir` (from its bodies' inverse masses and inertias).

@@ -449,9 +449,8 @@ struct StaggeredBatched {
             [=] STAGGER_HD(int k) {
               const int i = p.contact_island[k];
               const ApgdIsland<T>& s = apgd[i];
-              const int b = buffer_trial(s.rotation);
-              contact_rows(p, k, vel(k), shift ? shift[k] : T(0), u.alpha[b][k], u.beta[b], g.alpha[b], g.beta[b]);
-              return apgd_terms(p, k, QpPhase(phases[i]), s.momentum, s.rotation, u, g);
+              return apgd_gradient_terms(p, k, QpPhase(phases[i]), s.momentum, s.rotation, vel(k),
+                                         shift ? shift[k] : T(0), u, g);
             },
             SumOp{}, ApgdTerms<T>{0, 0, 0, 0}, ptr(block_terms_), block_list);
         exec.island_reduce(run_islands, ptr(island_block_begin_), active, ptr(block_terms_), SumOp{},
