@@ -45,10 +45,28 @@ STAGGER_HD STAGGER_INLINE int buffer_trial(int rotation) { return rotation == 0 
 // Where an island's best point so far is (ApgdIsland::best_at).
 enum class BestAt : int { x = 0, prev = 1, saved = 2 };
 
+// Nesterov's theta at the start of a QP on a granular island (more than kGranularIslandContacts
+// contacts, solved by the Tresca fixed point): where a run from a cold start has it after about 17
+// iterations (momentum about 0.86 from the second iteration on), not 1 (no momentum, then a ramp).
+// Such a QP nearly always starts from a warm start, the previous step's or outer iteration's answer,
+// and its error decays along the slow modes (the columns of a bed, a pile's force chains) that the
+// ramp is slow to pick up; a wrong direction is cut short by the adaptive restart, which resets theta
+// to 1. Measured (bench/results/epyc-2core_cpu/apgd_start_theta.csv, APGD iterations per step):
+// resting 10k bed 34.3 -> 24.0 (100 steps), 26.9 -> 19.5 (300); 1k pour 18.9 -> 16.7 (1,500 steps,
+// five seeds); demo bed 11.6 -> 10.5 (4,000); 10k pour 69.0 -> 68.3 (1,000). The price: the deepest
+// overlap grows (1k pours 25.5 -> 29.3 um on average, 10k pour 55 -> 95 um, 0.95% of the radius),
+// since momentum damps the short-wave part of the error less than plain gradient steps. Tried
+// and worse: 0.05 or 0.2 (10k pour 72.8), and momentum only where the warm start is within 3 or 10
+// times the tolerance (demo 12.0, 11.8). Not on the small islands
+// of structures: there the momentum left a sliding box's friction lagging (the conveyor's slip error
+// tripled) and the card house unconverged in 2 of 10,000 steps. Carrying each island's last theta
+// into the next step did no better (resting bed, floor 0.05: 18.6 against 18.3 for a start at 0.05).
+constexpr double kApgdStartTheta = 0.1;
+
 template <class T>
 struct ApgdIsland {
   T lipschitz = T(1);       // L, the current step is 1/L
-  T theta = T(1);
+  T theta = T(1);             // the QP's start: 1, or kApgdStartTheta on a granular island
   T tolerance = T(0);       // tau on the scaled residual
   T scale = T(1);           // 1 / max(|b|, b_floor): residuals are relative to the free velocity
   T best_residual = T(0);

@@ -74,6 +74,7 @@ struct StaggeredBatched {
   Array<T> block_value_, island_value_;
   Array<ApgdIsland<T>> apgd_;
   Array<T> scale_, error_, best_error_, tau_, lipschitz_contact_, lipschitz_friction_;
+  Array<T> start_theta_;  // per island: APGD's theta at the start of a QP (kApgdStartTheta)
   Array<T> peak_contact_, peak_friction_;  // per island: next step's first L (next_lipschitz_hint)
   // Island masks: all, still in the outer loop, iterating, improved; after a QP, the islands whose
   // error needs a Delassus product (their best point is not x, whose gradient the QP holds).
@@ -389,7 +390,7 @@ struct StaggeredBatched {
     // which an island runs, share the other.
     T *lipschitz_f = ptr(lipschitz_friction_), *lipschitz_c = ptr(lipschitz_contact_);
     T *peak_f = ptr(peak_friction_), *peak_c = ptr(peak_contact_);
-    const T *tau = ptr(tau_), *scale = ptr(scale_), *r2 = ptr(island_value_);
+    const T *tau = ptr(tau_), *scale = ptr(scale_), *r2 = ptr(island_value_), *start_theta = ptr(start_theta_);
     int* active = ptr(active_);  // the mask of the islands iterating: apgd[i].active, for the loops
     exec.for_each(ni, [=] STAGGER_HD(int i) {
       ApgdIsland<T>& s = apgd[i];
@@ -404,6 +405,7 @@ struct StaggeredBatched {
       s.scale = scale[i];
       s.best_residual = sqrt_of(r2[i]) * s.scale;
       s.active = s.best_residual > s.tolerance ? 1 : 0;
+      s.theta = start_theta[i];
       active[i] = s.active;
     });
 
@@ -677,24 +679,26 @@ struct StaggeredBatched {
   // Each island's settings, "auto" resolved by its contact count (island_settings, host/scene/scene.h).
   void island_settings_of(const ContactProblem& structure, const SolverSettings& settings) {
     const int ni = structure.num_islands();
-    std::vector<T> tolerance(ni), ratio(ni), endgame(ni);
+    std::vector<T> tolerance(ni), ratio(ni), endgame(ni), start_theta(ni);
     std::vector<int> judged(ni), staggered(ni), tresca(ni);
     any_staggered_ = any_tresca_ = false;
     for (int i = 0; i < ni; ++i) {
-      const SolverSettings s =
-          island_settings(settings, structure.island_contact_begin[i + 1] - structure.island_contact_begin[i]);
+      const int contacts = structure.island_contact_begin[i + 1] - structure.island_contact_begin[i];
+      const SolverSettings s = island_settings(settings, contacts);
       tolerance[i] = T(s.tolerance);
       ratio[i] = T(inner_tolerance_ratio(s));
       endgame[i] = T(s.inner_tolerance_endgame);
       staggered[i] = s.method == Method::staggered;
       tresca[i] = s.method == Method::tresca_fixed_point;
       judged[i] = int(tresca[i] ? QpPhase::tresca : QpPhase::contact);
+      start_theta[i] = T(tresca[i] && granular_island(contacts) ? kApgdStartTheta : 1.0);
       any_staggered_ = any_staggered_ || staggered[i];
       any_tresca_ = any_tresca_ || tresca[i];
     }
     Exec::upload(tolerance, tolerance_);
     Exec::upload(ratio, tau_ratio_);
     Exec::upload(endgame, tau_endgame_);
+    Exec::upload(start_theta, start_theta_);
     Exec::upload(judged, phase_judged_);
     Exec::upload(staggered, staggered_);
     Exec::upload(tresca, tresca_);
