@@ -35,7 +35,7 @@ path, label, run, steps, threads, digest = sys.argv[1:]
 s = json.load(open(path))
 st = s["stage_seconds"]
 print(f'{label},{run},{s["scene"]},{steps},{threads},{s["wall_seconds"]:.3f},{s["steps_per_second"]:.2f},'
-      f'{st["solve"]:.3f},{st["broadphase"]:.3f},{s["outer_iterations_mean"]:.3f},{s["inner_iterations_mean"]:.2f},{s["apgd_iterations_per_step"]:.2f},'
+      f'{st["solve"]:.3f},{st["broadphase"]:.3f},{s["outer_iterations_mean"]:.3f},{s["inner_iterations_mean"]:.2f},{s.get("apgd_iterations_per_step", float("nan")):.2f},'
       f'{s["converged_fraction"]:.4f},{s["max_penetration"]:.3g},{digest}')
 EOF
     done
