@@ -14,6 +14,7 @@
 // --min-contacts contacts of the scene's step N, as `stagger export-fclib` writes them.
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <optional>
 #include <random>
 #include <string>
@@ -83,7 +84,12 @@ ContactProblem island_problem(const ContactProblem& p, int island) {
 bool write_and_solve(const ContactProblem& p, const std::string& file, const std::string& title,
                      const std::string& description, const SolveOptions& o) {
   const LocalProblem local = local_problem(p, 0);
-  write_fclib_local(file, local, nullptr, title, description);
+  try {
+    write_fclib_local(file, local, nullptr, title, description);
+  } catch (const std::exception& e) {  // e.g. --out-dir does not exist: a message, not std::terminate
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return false;
+  }
   const int nc = p.num_contacts();
   std::fprintf(stderr, "%s: %d contacts among %d bodies (%.2f per body)\n", file.c_str(), nc, p.num_bodies(),
                double(nc) / p.num_bodies());
