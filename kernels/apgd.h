@@ -46,7 +46,7 @@ STAGGER_HD STAGGER_INLINE int buffer_trial(int rotation) { return rotation == 0 
 enum class BestAt : int { x = 0, prev = 1, saved = 2 };
 
 // Nesterov's theta at the start of a QP on a granular island (more than kGranularIslandContacts
-// contacts, solved by the Tresca fixed point): where a run from a cold start has it after about 17
+// contacts, solved by the Tresca fixed point; island_settings in host/scene/scene.h): where a run from a cold start has it after about 17
 // iterations (momentum about 0.86 from the second iteration on), not 1 (no momentum, then a ramp).
 // Such a QP nearly always starts from a warm start, the previous step's or outer iteration's answer,
 // and its error decays along the slow modes (the columns of a bed, a pile's force chains) that the
@@ -66,7 +66,7 @@ constexpr double kApgdStartTheta = 0.1;
 template <class T>
 struct ApgdIsland {
   T lipschitz = T(1);       // L, the current step is 1/L
-  T theta = T(1);             // the QP's start: 1, or kApgdStartTheta on a granular island
+  T theta = T(1);           // the QP's start: 1, or kApgdStartTheta on a granular island
   T tolerance = T(0);       // tau on the scaled residual
   T scale = T(1);           // 1 / max(|b|, b_floor): residuals are relative to the free velocity
   T best_residual = T(0);

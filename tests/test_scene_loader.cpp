@@ -53,11 +53,13 @@ TEST_CASE("a minimal scene gets every default", "[scene]") {
   REQUIRE(structure.tolerance == 1e-4);
   REQUIRE(inner_tolerance_ratio(structure) == 0.1);
   REQUIRE(structure.inner_tolerance_endgame == 0.0);
+  REQUIRE_FALSE(structure.apgd_momentum_start);  // structures: momentum left friction lagging
   const SolverSettings granular = island_settings(s.solver, kGranularIslandContacts + 1);
   REQUIRE(granular.method == Method::tresca_fixed_point);
   REQUIRE(granular.tolerance == kGranularTolerance);
   REQUIRE(inner_tolerance_ratio(granular) == 0.3);
   REQUIRE(granular.inner_tolerance_endgame > 0.0);
+  REQUIRE(granular.apgd_momentum_start);
   REQUIRE(s.solver.max_inner_iterations == 300);
   REQUIRE(s.solver.stabilization_speed == 0.1);
   REQUIRE_FALSE(s.solver.contact_envelope.has_value());

@@ -77,8 +77,10 @@ struct SolverSettings {
   bool warm_start = true;                  // reuse the previous step's impulses
   double bounce_threshold = 0.05;          // v_bounce of SOLVER.md, m/s
   bool mesh_sample_clusters = true;        // "mesh_contacts": "clusters" (kernels/mesh_clusters.h) or "all_samples"
-  // Not a scene field: set per island by island_settings (the endgame of inner_tolerance_for).
+  // Not scene fields: set per island by island_settings (the endgame of inner_tolerance_for, and
+  // whether its QPs start with momentum, kApgdStartTheta in kernels/apgd.h).
   double inner_tolerance_endgame = 0;
+  bool apgd_momentum_start = false;
 };
 
 // The default ("auto") method and tolerance, per island (docs/method.md, "Defaults"). An island of more
@@ -97,12 +99,14 @@ inline bool granular_island(int contacts) { return contacts > kGranularIslandCon
 // 1k pour at 3e-3: 20.9 -> 16.7 APGD iterations per step; 10k: 70 -> 60). Not for small islands,
 // where QPs cost little and the analytic cases want the last digits, nor for the staggered loop, which
 // needs its tight inner solves to make progress (at 1e-4 on the pour the endgame left 96% of its
-// steps unconverged).
+// steps unconverged). The same islands start their QPs with momentum (kernels/apgd.h, kApgdStartTheta).
 inline SolverSettings island_settings(SolverSettings s, int contacts) {
   const bool granular = granular_island(contacts);
   if (s.method == Method::automatic) s.method = granular ? Method::tresca_fixed_point : Method::staggered;
   if (!s.tolerance_set && granular) s.tolerance = kGranularTolerance;
-  s.inner_tolerance_endgame = granular && s.method == Method::tresca_fixed_point ? 0.8 : 0.0;
+  const bool granular_tresca = granular && s.method == Method::tresca_fixed_point;
+  s.inner_tolerance_endgame = granular_tresca ? 0.8 : 0.0;
+  s.apgd_momentum_start = granular_tresca;
   return s;
 }
 

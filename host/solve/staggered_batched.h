@@ -683,15 +683,15 @@ struct StaggeredBatched {
     std::vector<int> judged(ni), staggered(ni), tresca(ni);
     any_staggered_ = any_tresca_ = false;
     for (int i = 0; i < ni; ++i) {
-      const int contacts = structure.island_contact_begin[i + 1] - structure.island_contact_begin[i];
-      const SolverSettings s = island_settings(settings, contacts);
+      const SolverSettings s =
+          island_settings(settings, structure.island_contact_begin[i + 1] - structure.island_contact_begin[i]);
       tolerance[i] = T(s.tolerance);
       ratio[i] = T(inner_tolerance_ratio(s));
       endgame[i] = T(s.inner_tolerance_endgame);
       staggered[i] = s.method == Method::staggered;
       tresca[i] = s.method == Method::tresca_fixed_point;
       judged[i] = int(tresca[i] ? QpPhase::tresca : QpPhase::contact);
-      start_theta[i] = T(tresca[i] && granular_island(contacts) ? kApgdStartTheta : 1.0);
+      start_theta[i] = T(s.apgd_momentum_start ? kApgdStartTheta : 1.0);
       any_staggered_ = any_staggered_ || staggered[i];
       any_tresca_ = any_tresca_ || tresca[i];
     }
