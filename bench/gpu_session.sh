@@ -8,12 +8,16 @@
 # .deps/debs (apt-get download ...; carry .deps) and are unpacked into a private prefix. Results go
 # to $OUT.
 #
-# One device call may run 10 minutes at most, and a machine stays warm only briefly between calls,
-# so the session runs in stages named on the command line (default: all, in this order):
-#   build tests sanitize profile | cuda launch | iteration | bunny dense | cpu scaling
-# one call for each group between bars, in that order of priority (30 minutes of device time do not
-# cover them all); a later stage rebuilds only when the build directory is gone (a fresh machine).
-# Name .deps in the call's carry.
+# Before the first call, here: bench/gpu_deps.sh (fills .deps/debs). Ask for nvidia-h100-x1: on the
+# gVisor H200s compute-sanitizer refuses the device. One device call may run 10 minutes at most, a
+# session has 15 minutes of device time in all (the machine's start included), and a machine stays
+# warm only briefly between calls, so the session runs in stages named on the command line (default:
+# all, in this order):
+#   build tests | sanitize profile | cuda launch | iteration | bunny dense | cpu scaling
+# one call for each group between bars, in that order of priority (the time covers the first two or
+# three); a later stage rebuilds only when the build directory is gone (a fresh machine). Every stage
+# has a time limit, so a hang costs that stage, not the call. Name .deps in the call's carry. At most
+# 8 files come back from $OUT: at the end every log is packed into $OUT/logs.tgz next to session.log.
 #
 # Without a GPU (a dry run on the CPU machine: BUILD=build bench/gpu_session.sh, reusing the normal
 # build) every stage starts, says why it skips, and the script ends without an error.
@@ -22,6 +26,13 @@ cd "$(dirname "$0")/.."
 out="${OUT:-/tmp/stagger_gpu_out}"
 mkdir -p "$out"
 log() { echo "== $*" | tee -a "$out/session.log"; }
+# What comes back: session.log, results.tgz and logs.tgz with everything else (the device tool
+# returns at most 8 files), also when a stage fails and the script exits early.
+pack() {
+  (cd "$out" && find . -maxdepth 1 -type f ! -name session.log ! -name logs.tgz ! -name results.tgz -printf '%P\n' |
+    tar -czf logs.tgz -T - --remove-files 2>/dev/null) || true
+}
+trap pack EXIT
 skip() { echo "   skipped: $*" | tee -a "$out/session.log"; }
 stages="${*:-build tests sanitize profile cuda launch iteration bunny dense cpu scaling}"
 want() { [[ " $stages " == *" $1 "* ]]; }
@@ -62,8 +73,11 @@ fi
 
 if want tests; then
 log "tests (STAGGER_REQUIRE_GPU=$gpu)"
-(cd "$build" && STAGGER_REQUIRE_GPU=$gpu ./tests/stagger_tests --success "[cuda]" > "$out/cuda_tests.log" 2>&1; tail -4 "$out/cuda_tests.log")
-STAGGER_REQUIRE_GPU=$gpu OMP_WAIT_POLICY=passive ctest --test-dir "$build" --output-on-failure -j 8 > "$out/ctest.log" 2>&1
+(cd "$build" && STAGGER_REQUIRE_GPU=$gpu timeout 240 ./tests/stagger_tests --success "[cuda]" > "$out/cuda_tests.log" 2>&1
+  echo "   [cuda] tests: exit $?" | tee -a "$out/session.log"; tail -4 "$out/cuda_tests.log")
+STAGGER_REQUIRE_GPU=$gpu OMP_WAIT_POLICY=passive timeout 200 ctest --test-dir "$build" --output-on-failure -j 8 \
+  --timeout 120 > "$out/ctest.log" 2>&1
+echo "   ctest: exit $?" | tee -a "$out/session.log"
 tail -4 "$out/ctest.log"
 fi
 
@@ -73,7 +87,8 @@ if [ $gpu = 0 ]; then skip "no GPU"
 elif ! command -v compute-sanitizer > /dev/null; then skip "compute-sanitizer not found"
 else
   for tool in memcheck racecheck; do
-    timeout 240 compute-sanitizer --tool $tool --error-exitcode 3 "$build/tests/stagger_tests" "[cuda]" \
+    limit=220; [ $tool = racecheck ] && limit=100
+    timeout $limit compute-sanitizer --tool $tool --error-exitcode 3 "$build/tests/stagger_tests" "[cuda]" \
       > "$out/sanitize_$tool.log" 2>&1
     echo "   $tool: exit $? ($(grep -c "========= " "$out/sanitize_$tool.log") report lines)" | tee -a "$out/session.log"
   done
@@ -85,7 +100,7 @@ log "Nsight Systems: five steps of the 10k pour on the CUDA backend"
 if [ $gpu = 0 ]; then skip "no GPU"
 elif ! command -v nsys > /dev/null; then skip "nsys not found"
 else
-  timeout 240 nsys profile --stats=true --force-overwrite true -o "$out/pour10k" \
+  timeout 150 nsys profile --stats=true --force-overwrite true -o "$out/pour10k" \
     "$build/stagger" run bench/scenes/spheres_pile_10k.json --backend cuda --steps 5 --quiet --out /tmp/nsys_run \
     > "$out/nsys_stats.txt" 2>&1
   grep -A25 "cuda_gpu_kern_sum" "$out/nsys_stats.txt" | head -30

@@ -19,6 +19,7 @@
 #include <cub/warp/warp_reduce.cuh>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <type_traits>
 #include <stdexcept>
 #include <string>
@@ -110,7 +111,7 @@ __global__ void large_island_reduce_kernel(const int* islands, const int* blocks
 }
 
 // *count += the number of non-zero flags: a block reduction, then one integer atomic per thread
-// block into pinned host memory (the sum does not depend on the order of the atomics).
+// block into device memory (the sum does not depend on the order of the atomics).
 __global__ inline void count_kernel(int n, const int* flags, int* count) {
   using Reduce = cub::BlockReduce<int, kThreads>;
   __shared__ typename Reduce::TempStorage storage;
@@ -222,14 +223,28 @@ struct CudaExec {
 
   // Every launch, copy and Thrust call of the executor runs on one stream (a graph is captured from a
   // stream). It is a blocking stream, so work other code queues on the legacy default stream (Thrust
-  // vector assignments, cudaMemcpy) stays ordered with it. Shared by copies of the executor.
-  std::shared_ptr<std::remove_pointer_t<cudaStream_t>> stream_holder_;
-  cudaStream_t stream() {
-    if (!stream_holder_) {
+  // vector assignments, cudaMemcpy) stays ordered with it. It is also the stream of every other
+  // executor object of the process: the resident step, its collision stages and its solvers each hold
+  // their own CudaExec and hand arrays to one another without a synchronisation between them, which
+  // is only ordered when their launches share a stream (two blocking streams are not ordered with
+  // each other). Made on first use; destroyed with the last executor holding it.
+  using StreamHolder = std::shared_ptr<std::remove_pointer_t<cudaStream_t>>;
+  StreamHolder stream_holder_;
+  StreamHolder process_stream() {
+    static std::mutex mutex;
+    static std::weak_ptr<std::remove_pointer_t<cudaStream_t>> shared;
+    std::lock_guard<std::mutex> lock(mutex);
+    StreamHolder holder = shared.lock();
+    if (!holder) {
       cudaStream_t s = nullptr;
       check(cudaStreamCreate(&s));
-      stream_holder_.reset(s, [](cudaStream_t t) { cudaStreamDestroy(t); });
+      holder.reset(s, [](cudaStream_t t) { cudaStreamDestroy(t); });
+      shared = holder;
     }
+    return holder;
+  }
+  cudaStream_t stream() {
+    if (!stream_holder_) stream_holder_ = process_stream();
     return stream_holder_.get();
   }
 
@@ -372,27 +387,32 @@ struct CudaExec {
 
   bool any(const Array<int>& flags, int n) { return count(ptr(flags), n) > 0; }
 
-  // How many of flags[0..n) are non-zero: one kernel that adds into pinned host memory, then a wait
-  // for the stream, no copy (the APGD loop's check; Thrust's reductions allocate, launch and copy).
-  // Also `any`. The counter is made on first use and shared by copies of the executor.
-  std::shared_ptr<int> pinned_count_;
-  int* pinned_count_device_ = nullptr;
+  // How many of flags[0..n) are non-zero: a zeroed device counter, one kernel that adds into it, its
+  // copy into pinned host memory and a wait for the stream (the APGD loop's check; Thrust's reductions
+  // allocate, launch and copy). Also `any`. The atomics go to device memory: atomics from the device
+  // on mapped host memory are not guaranteed atomic where the link to the host has no native atomics
+  // (PCIe), and a short count would end an island's APGD loop early or, through ActiveLists, never.
+  // The counters are made on first use and shared by copies of the executor.
+  std::shared_ptr<int> pinned_count_, device_count_;
   int count(const int* flags, int n) {
     if (n <= 0) return 0;
     if (!pinned_count_) {
       void* p = nullptr;
-      check(cudaHostAlloc(&p, sizeof(int), cudaHostAllocMapped));
+      check(cudaHostAlloc(&p, sizeof(int), cudaHostAllocDefault));
       pinned_count_.reset(static_cast<int*>(p), [](int* q) { cudaFreeHost(q); });
-      check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&pinned_count_device_), p, 0));
+      void* d = nullptr;
+      check(cudaMalloc(&d, sizeof(int)));
+      device_count_.reset(static_cast<int*>(d), [](int* q) { cudaFree(q); });
     }
     int* host = pinned_count_.get();
-    int* device = pinned_count_device_;
-    *host = 0;
+    int* device = device_count_.get();
+    check(cudaMemsetAsync(device, 0, sizeof(int), stream()));
     cuda_exec::count_kernel<<<(n + cuda_exec::kThreads - 1) / cuda_exec::kThreads, cuda_exec::kThreads, 0, stream()>>>(
         n, flags, device);
     check("count launch");
+    check(cudaMemcpyAsync(host, device, sizeof(int), cudaMemcpyDeviceToHost, stream()));
     check(cudaStreamSynchronize(stream()));
-    return *static_cast<volatile int*>(host);
+    return *host;
   }
 
   // body() `times` times: the APGD iterations between two checks, whose launches have the same

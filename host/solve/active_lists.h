@@ -54,7 +54,8 @@ struct ActiveLists {
     if (int(bodies.size()) < ns) Exec::fill(bodies, ns, 0);
     int* position = Exec::ptr(island_position);
     exec.for_each(ni, [=] STAGGER_HD(int i) { position[i] = active[i] ? 1 : 0; });
-    exec.exclusive_scan(position, ni, position);
+    // The list's length is the scan's total, not `left`: the positions written below are the scan's.
+    const int listed_islands = int(exec.exclusive_scan(position, ni, position));
     int *island = Exec::ptr(islands), *block_at = Exec::ptr(block_start), *body_at = Exec::ptr(body_start);
     int* contact_count = Exec::ptr(contacts);
     exec.for_each(ni, [=] STAGGER_HD(int i) {
@@ -64,7 +65,7 @@ struct ActiveLists {
       body_at[i] = on ? island_body_begin[i + 1] - island_body_begin[i] : 0;
       contact_count[i] = on ? island_contact_begin[i + 1] - island_contact_begin[i] : 0;
     });
-    num_islands = left;
+    num_islands = listed_islands;
     num_blocks = int(exec.exclusive_scan(block_at, ni, block_at));
     num_bodies = int(exec.exclusive_scan(body_at, ni, body_at));
     num_contacts = exec.exclusive_scan(contact_count, ni, contact_count);
