@@ -131,9 +131,10 @@ if want sanitize; then
   elif ! command -v compute-sanitizer > /dev/null; then skip "compute-sanitizer not found"
   else
     for tool in memcheck racecheck; do
-      t=$(limit 150); [ $tool = racecheck ] && t=$(limit 90)
+      # memcheck on every CUDA test; racecheck (shared memory) on the solver's, whose reductions use it.
+      t=$(limit 100) spec="[cuda]"; [ $tool = racecheck ] && t=$(limit 50) spec="[cuda][solver]"
       [ "$t" -gt 0 ] || { skip "$tool: deadline"; continue; }
-      timeout "$t" compute-sanitizer --tool $tool --error-exitcode 3 "$build/tests/stagger_tests" "[cuda]" \
+      timeout "$t" compute-sanitizer --tool $tool --error-exitcode 3 "$build/tests/stagger_tests" "$spec" \
         > "$out/sanitize_$tool.log" 2>&1
       say "$tool: exit $? in $t s at most ($(grep -c "========= " "$out/sanitize_$tool.log") report lines)"
       grep "=========" "$out/sanitize_$tool.log" | head -8 | tee -a "$out/session.log"
@@ -156,14 +157,14 @@ fi
 
 if want cuda; then
   log "benchmark: CUDA backend next to the batched CPU backend (bench/run_cuda.sh)"
-  BUILD="$build" RUN_LIMIT=60 timeout "$(limit 400)" bench/run_cuda.sh 2>&1 | cut -d, -f7,9,13,16,20,21,24,32,33 | tee -a "$out/session.log"
+  BUILD="$build" RUN_LIMIT=45 timeout "$(limit 230)" bench/run_cuda.sh 2>&1 | cut -d, -f7,9,13,16,20,21,24,32,33 | tee -a "$out/session.log"
 fi
 
 if want iteration; then
   log "one APGD iteration of the real solver: time and bandwidth, CUDA and the host's cores"
   for scene in bench/scenes/spheres_resting_100k.json; do
     for backend in cuda cpu; do
-      timeout "$(limit 60)" "$build/stagger_iteration_bench" --scene $scene --backend $backend --out "$out/iteration.csv" 2>&1 |
+      timeout "$(limit 30)" "$build/stagger_iteration_bench" --scene $scene --backend $backend --out "$out/iteration.csv" 2>&1 |
         tee -a "$out/session.log" | tail -3
     done
   done
@@ -172,7 +173,7 @@ fi
 if want bunny; then
   log "benchmark: the 2,000-bunny drop's first steps on the CUDA backend"
   mkdir -p bench/results/h100_cuda
-  timeout "$(limit 90)" "$build/stagger_bench" --scene scenes/bunny_drop_2000.json --steps 300 --backend cuda \
+  timeout "$(limit 45)" "$build/stagger_bench" --scene scenes/bunny_drop_2000.json --steps 200 --backend cuda \
     --out bench/results/h100_cuda/bunny.csv 2>&1 | tail -2 | cut -d, -f7,9,10,12,13,16,20,24,32,33 | tee -a "$out/session.log"
 fi
 
