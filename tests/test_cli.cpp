@@ -30,7 +30,7 @@ TEST_CASE("a run writes final_state.csv and summary.json", "[cli]") {
   REQUIRE(summary["bodies"] == 2);
   REQUIRE(summary["steps"] == 30);
   REQUIRE(summary["simulated_time"].get<double>() == Approx(0.3));
-  REQUIRE(summary["backend"] == "cpu");
+  REQUIRE(summary["backend"] == (stagger::cuda_device_available() ? "cuda" : "cpu"));  // what auto picks
   REQUIRE(summary["status"] == "ok");
   REQUIRE(summary["max_penetration"].get<double>() < 1e-6);
   // The solver's work per step is the per-solve mean times the island solves per step.
