@@ -121,7 +121,7 @@ if want tests; then
   [ -e .gpu/x/build_dir ] && exclude='^python: |^example: .*\.py'
   t=$(limit 330)
   (STAGGER_REQUIRE_GPU=$gpu OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive timeout "$t" ctest --test-dir "$build" --output-on-failure \
-    -j "$(nproc)" --timeout 240 -E "$exclude" > "$out/ctest.log" 2>&1; echo "   ctest: exit $?" >> "$out/ctest.log") &
+    -j "$(nproc)" --timeout 600 -E "$exclude" > "$out/ctest.log" 2>&1; echo "   ctest: exit $?" >> "$out/ctest.log") &
   ctest_pid=$!
 fi
 

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "gpu_lock.h"
+
 namespace test {
 
 namespace fs = std::filesystem;
@@ -35,6 +37,7 @@ inline std::string slurp(const fs::path& p) {
 }
 
 inline Outcome stagger(const std::string& args, const fs::path& dir) {
+  use_the_gpu();  // the default backend (auto) runs on the GPU where there is one
   std::string cmd = std::string(STAGGER_BINARY) + " " + args + " > " + (dir / "stdout").string() + " 2> " +
                     (dir / "stderr").string();
   int status = std::system(cmd.c_str());

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_lock.h"
 #include "step/backend.h"
 #include "solve/contact_block.h"
 #include "scene/scene.h"
@@ -40,7 +41,7 @@ inline bool skip_gpu_test(const std::string& why) {
   skip_test(why);
   return true;
 }
-inline bool skip_without_gpu() { return !cuda_device_available() && skip_gpu_test(cuda_unavailable_reason()); }
+inline bool skip_without_gpu() { return !::test::use_the_gpu() && skip_gpu_test(cuda_unavailable_reason()); }
 
 // For a test that ran on every backend but one it could not use here.
 inline void part_not_run(const std::string& what, const std::string& why) {
@@ -116,7 +117,7 @@ inline std::string backend_name(SolverBackend b) {
 // build has CUDA and a device answers, the CUDA backend.
 inline std::vector<SolverBackend> solve_backends() {
   std::vector<SolverBackend> backends{SolverBackend::batched, SolverBackend::reference};
-  if (cuda_device_available()) backends.push_back(SolverBackend::cuda);
+  if (::test::use_the_gpu()) backends.push_back(SolverBackend::cuda);
   else if (gpu_required()) FAIL("STAGGER_REQUIRE_GPU=1, but the CUDA backend cannot run: " << cuda_unavailable_reason());
   else part_not_run("the CUDA backend", cuda_unavailable_reason());
   return backends;
@@ -125,7 +126,7 @@ inline std::vector<SolverBackend> solve_backends() {
 // The batched backends only (the long scenes, where the reference would take minutes).
 inline std::vector<SolverBackend> batched_backends() {
   std::vector<SolverBackend> backends{SolverBackend::batched};
-  if (cuda_device_available()) backends.push_back(SolverBackend::cuda);
+  if (::test::use_the_gpu()) backends.push_back(SolverBackend::cuda);
   else if (gpu_required()) FAIL("STAGGER_REQUIRE_GPU=1, but the CUDA backend cannot run: " << cuda_unavailable_reason());
   else part_not_run("the CUDA backend", cuda_unavailable_reason());
   return backends;

@@ -93,7 +93,7 @@ TEST_CASE("the batched collision stages find the host stages' pairs and contacts
     if (!bodies.mesh_views.empty()) REQUIRE(split.item_pair_.size() > 10 * host_pairs.size());
 
 #ifdef STAGGER_HAVE_CUDA
-    if (cuda_device_available()) {
+    if (::test::use_the_gpu()) {
       CudaCollide gpu;
       Contacts gpu_contacts;
       gpu.find_pairs(bodies, margins);

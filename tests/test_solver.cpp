@@ -151,7 +151,7 @@ std::vector<NamedResult> solve_everywhere(const ContactProblem& p, const SolverS
   out.push_back({"batched in the GPU's shape", BatchedSolver{}.solve(p, s, gpu_shape)});
   out.push_back({"reference", solve_reference(p, s, controls)});
 #ifdef STAGGER_HAVE_CUDA
-  if (cuda_device_available()) {
+  if (::test::use_the_gpu()) {
     CudaSolver cuda;
     out.push_back({"cuda", cuda.solve(p, s, controls)});
   }
