@@ -29,7 +29,8 @@ const char* kHeader =
     "body_steps_per_second,sim_body_seconds_per_wall_second,contacts_mean,islands_mean,outer_iterations_mean,"
     "inner_iterations_per_step,contact_iterations_per_second,broadphase_ms,narrowphase_ms,islands_ms,solve_ms,"
     "integrate_ms,converged_fraction,max_penetration,signorini_violation_max,cone_violation_max,"
-    "natural_map_error_max,natural_map_error_mean,device_memory_mb,device_bytes_per_contact\n";
+    "natural_map_error_max,natural_map_error_mean,device_memory_mb,device_bytes_per_contact,solve_setup_ms,solve_core_ms,"
+    "solve_after_ms\n";
 
 }  // namespace
 
@@ -145,15 +146,17 @@ int main(int argc, char** argv) {
       }
       const double n = double(scene.steps), bodies = world.bodies().size();
       const auto& st = world.stage_seconds();
+      const auto& part = world.solve_part_seconds();
       std::string row = fmt::format(
           "{},{},{},{},{},{},{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.4g},{:.4g},{:.6g},{:.6g},"
-          "{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{}\n",
+          "{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4g},{},{:.4g},{:.4g},{:.4g}\n",
           info.date, info.commit, STAGGER_BUILD_TYPE, info.host, info.cpu, omp_get_max_threads(),
           scene.name, world.bodies().size(), label, scene.steps, scene.time_step, wall, n / wall, bodies * n / wall,
           bodies * n * scene.time_step / wall, contacts / n, islands / n, solves > 0 ? outer / solves : 0.0, inner / n,
           work / wall, 1e3 * st[kBroadphase] / n, 1e3 * st[kNarrowphase] / n, 1e3 * st[kIslands] / n,
           1e3 * st[kSolve] / n, 1e3 * st[kIntegrate] / n, converged / n, std::max(max_pen, worst.penetration_after),
-          worst.signorini_violation, worst.cone_violation, worst.natural_map_error, nm_sum / n, memory);
+          worst.signorini_violation, worst.cone_violation, worst.natural_map_error, nm_sum / n, memory,
+          1e3 * part[kSolveSetup] / n, 1e3 * part[kSolveCore] / n, 1e3 * part[kSolveAfter] / n);
       std::fputs(row.c_str(), stdout);
       std::fflush(stdout);
       if (csv.is_open()) {

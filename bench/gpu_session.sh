@@ -157,7 +157,7 @@ fi
 
 if want cuda; then
   log "benchmark: CUDA backend next to the batched CPU backend (bench/run_cuda.sh)"
-  BUILD="$build" RUN_LIMIT=45 timeout "$(limit 230)" bench/run_cuda.sh 2>&1 | cut -d, -f7,9,13,16,20,21,24,32,33 | tee -a "$out/session.log"
+  BUILD="$build" RUN_LIMIT=45 timeout "$(limit 230)" bench/run_cuda.sh 2>&1 | cut -d, -f7,9,13,16,20,21,24,32,33,34,35,36 | tee -a "$out/session.log"
 fi
 
 if want iteration; then

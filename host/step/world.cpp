@@ -16,10 +16,11 @@ namespace stagger {
 
 namespace {
 
+template <std::size_t N>
 class StageClock {
  public:
-  explicit StageClock(std::array<double, kStageCount>& totals) : totals_(totals), last_(Clock::now()) {}
-  void lap(Stage stage) {
+  explicit StageClock(std::array<double, N>& totals) : totals_(totals), last_(Clock::now()) {}
+  void lap(int stage) {
     auto now = Clock::now();
     totals_[stage] += std::chrono::duration<double>(now - last_).count();
     last_ = now;
@@ -27,7 +28,7 @@ class StageClock {
 
  private:
   using Clock = std::chrono::steady_clock;
-  std::array<double, kStageCount>& totals_;
+  std::array<double, N>& totals_;
   Clock::time_point last_;
 };
 
@@ -110,19 +111,24 @@ void World::solve() {
   // The cache also holds the tangential springs' forces (the previous friction impulses).
   const bool keep = solver.warm_start || bodies_.tangential;
   const WarmStartCache* warm = keep ? &warm_ : nullptr;
+  StageClock clock(solve_part_seconds_);
   if (resident_) {
     build_problem_structure(bodies_, contacts_, islands_, solver, settings, warm, problem_, source_);
+    clock.lap(kSolveSetup);
     StepQuality quality;
     resident_->solve(problem_, islands_.bodies, source_, solver, options_.controls,
                      RowSettings{time_, h, solver.stabilization_speed, solver.bounce_threshold}, scene_.gravity,
                      result_, quality);
+    clock.lap(kSolveCore);
     if (keep) warm_.assign(warm_start_entries(contacts_, source_, problem_, result_));
     report(quality);
+    clock.lap(kSolveAfter);
     return;
   }
 
   predict_velocities(bodies_, scene_.gravity, h, v_pred_, w_pred_);
   build_contact_problem(bodies_, contacts_, islands_, v_pred_, w_pred_, solver, settings, warm, problem_, source_);
+  clock.lap(kSolveSetup);
   switch (options_.backend) {
     case SolverBackend::reference: result_ = solve_reference(problem_, solver, options_.controls); break;
     case SolverBackend::batched: result_ = batched_.solve(problem_, solver, options_.controls); break;
@@ -141,12 +147,14 @@ void World::solve() {
     bodies_.v[b] = result_.v[s];
     bodies_.w[b] = result_.w[s];
   }
+  clock.lap(kSolveCore);
   if (keep) warm_.assign(warm_start_entries(contacts_, source_, problem_, result_));
 
   // Quality measured from the returned impulses, independently of the solver.
   std::vector<double> gaps(source_.size());
   for (size_t j = 0; j < source_.size(); ++j) gaps[j] = contacts_.gap[source_[j]];
   report(measure_quality(problem_, result_, gaps, h));
+  clock.lap(kSolveAfter);
 }
 
 void World::report(const StepQuality& quality) {

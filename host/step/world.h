@@ -22,6 +22,13 @@ namespace stagger {
 
 enum Stage { kBroadphase, kNarrowphase, kIslands, kSolve, kIntegrate, kStageCount };
 inline constexpr const char* kStageNames[kStageCount] = {"broadphase", "narrowphase", "islands", "solve", "integrate"};
+// The solve stage's three parts, timed for the benchmarks: the set-up on the host (the problem's
+// structure on a resident step, the whole problem on the host step), the solve itself (on a resident
+// step the device's assembly, solve and new velocities), and what follows (the warm-start cache for the
+// next step, the quality report). On the GPU the set-up and what follows are host work that the
+// iterations do not hide.
+enum SolvePart { kSolveSetup, kSolveCore, kSolveAfter, kSolvePartCount };
+inline constexpr const char* kSolvePartNames[kSolvePartCount] = {"solve_setup", "solve_core", "solve_after"};
 
 // Which implementation runs the solve stage: the batched algorithm on the CPU (OpenMP) or on a CUDA
 // device, or the Eigen reference.
@@ -91,6 +98,8 @@ class World {
   double contact_envelope() const { return envelope_; }
   const StepReport& last_step() const { return report_; }
   const std::array<double, kStageCount>& stage_seconds() const { return stage_seconds_; }  // cumulative
+  // Cumulative since this World was made (not carried by checkpoints).
+  const std::array<double, kSolvePartCount>& solve_part_seconds() const { return solve_part_seconds_; }
   const Contacts& contacts() const { return contacts_; }
   // The last step's problem and solution. On a resident step the problem holds only its structure
   // (slots, islands, warm start: build_problem_structure) and the solution no velocities.
@@ -153,6 +162,7 @@ class World {
 
   StepReport report_;
   std::array<double, kStageCount> stage_seconds_{};
+  std::array<double, kSolvePartCount> solve_part_seconds_{};
   WorldState good_;  // keep_good_state(); on a resident step without the poses and velocities
 };
 
