@@ -1,7 +1,8 @@
 // Warm-start matching (SOLVER.md): a contact takes the impulses of the previous step's contact of the
 // same body pair with the same feature key, else of the nearest previous contact of that pair within
 // the matching distance, else none. Checked against a direct search of every entry by that rule, on
-// random caches: the cache's pair index must not change which entry is found.
+// random caches: the cache's pair index, and the order of a pair's entries, must not change which
+// entry is found.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -14,7 +15,7 @@ using namespace stagger;
 
 namespace {
 
-// The rule, read off every entry of the sorted cache: the first entry of the pair with the
+// The rule, read off every entry of the sorted entries: the first entry of the pair with the
 // feature; else, over the pair's entries in order, the last one at the smallest distance within max.
 const WarmStartCache::Entry* find_directly(const std::vector<WarmStartCache::Entry>& entries, int a, int b,
                                            std::uint32_t feature, Vec3d point, double max_distance) {
@@ -51,11 +52,17 @@ TEST_CASE("warm start: the pair index finds the entry the matching rule names", 
       entries.push_back(WarmStartCache::Entry{a, b, std::uint32_t(feature(rng)),
                                               Vec3d{unit(rng), unit(rng), unit(rng)}, double(i), {}, 0, 0});
     }
+    // The rule is read off the entries sorted by pair and feature (equal keys in their order);
+    // entries are told apart by alpha, their index. Few bodies put a random cache's pairs together
+    // (kept as they come), more split them (sorted by the cache).
+    std::vector<WarmStartCache::Entry> sorted = entries;
+    std::stable_sort(sorted.begin(), sorted.end());
+    const auto same = [](const WarmStartCache::Entry* x, const WarmStartCache::Entry* y) {
+      return x == nullptr ? y == nullptr : y != nullptr && x->alpha == y->alpha;
+    };
     WarmStartCache cache;
     cache.assign(entries);
-    const std::vector<WarmStartCache::Entry>& sorted = cache.entries();
-    REQUIRE(sorted.size() == entries.size());
-    REQUIRE(std::is_sorted(sorted.begin(), sorted.end()));
+    REQUIRE(cache.entries().size() == entries.size());
     for (int q = 0; q < 300; ++q) {
       int a = body(rng), b = body(rng);
       if (a > b) std::swap(a, b);
@@ -63,21 +70,55 @@ TEST_CASE("warm start: the pair index finds the entry the matching rule names", 
       const Vec3d point{unit(rng), unit(rng), unit(rng)};
       const double max_distance = 0.5 * unit(rng);
       const WarmStartCache::Entry* expected = find_directly(sorted, a, b, f, point, max_distance);
-      const WarmStartCache::Entry* found = cache.find(a, b, f, point, max_distance);
-      REQUIRE(found == expected);
+      REQUIRE(same(cache.find(a, b, f, point, max_distance), expected));
+    }
+    // The same entries grouped by pair but not sorted (as a step's contacts come): kept in their
+    // order, and the same entry found (entries are told apart by alpha, their index).
+    std::vector<int> first_seen(bodies * bodies, -1);
+    for (int i = 0; i < int(entries.size()); ++i) {
+      int& f = first_seen[entries[i].a * bodies + entries[i].b];
+      if (f < 0) f = i;
+    }
+    std::vector<WarmStartCache::Entry> grouped = entries;
+    std::stable_sort(grouped.begin(), grouped.end(), [&](const auto& x, const auto& y) {
+      return first_seen[x.a * bodies + x.b] < first_seen[y.a * bodies + y.b];
+    });
+    WarmStartCache as_they_come;
+    as_they_come.assign(grouped);
+    REQUIRE(as_they_come.entries().size() == grouped.size());
+    for (std::size_t i = 0; i < grouped.size(); ++i) REQUIRE(as_they_come.entries()[i].alpha == grouped[i].alpha);
+    for (int q = 0; q < 300; ++q) {
+      int a = body(rng), b = body(rng);
+      if (a > b) std::swap(a, b);
+      const std::uint32_t f = std::uint32_t(feature(rng)) + (q % 3 == 0 ? 10u : 0u);
+      const Vec3d point{unit(rng), unit(rng), unit(rng)};
+      const double max_distance = 0.5 * unit(rng);
+      const WarmStartCache::Entry* expected = find_directly(sorted, a, b, f, point, max_distance);
+      REQUIRE(same(as_they_come.find(a, b, f, point, max_distance), expected));
     }
     // A cache put back from its entries (a resumed run) finds the same.
     WarmStartCache restored;
-    restored.restore(sorted);
+    restored.restore(cache.entries());
+    for (std::size_t i = 0; i < entries.size(); ++i) REQUIRE(restored.entries()[i].alpha == cache.entries()[i].alpha);
     for (int q = 0; q < 50; ++q) {
       int a = body(rng), b = body(rng);
       if (a > b) std::swap(a, b);
       const std::uint32_t f = std::uint32_t(feature(rng));
       const Vec3d point{unit(rng), unit(rng), unit(rng)};
-      const WarmStartCache::Entry* e = restored.find(a, b, f, point, 0.3);
-      const WarmStartCache::Entry* expected = find_directly(restored.entries(), a, b, f, point, 0.3);
-      REQUIRE(e == expected);
+      REQUIRE(same(restored.find(a, b, f, point, 0.3), find_directly(sorted, a, b, f, point, 0.3)));
     }
+  }
+  // Equally near entries of other features: the rule of the sorted cache (the last one, the larger
+  // feature) in whatever order the pair's entries come.
+  const Vec3d p{0.5, 0.5, 0.5}, far{2, 2, 2};
+  for (const std::vector<std::uint32_t>& order : {std::vector<std::uint32_t>{2, 1, 3}, {1, 2, 3}, {3, 2, 1}}) {
+    std::vector<WarmStartCache::Entry> tied;
+    for (std::uint32_t f : order) tied.push_back(WarmStartCache::Entry{0, 1, f, f == 3 ? far : p, double(f), {}, 0, 0});
+    WarmStartCache cache;
+    cache.assign(tied);
+    const WarmStartCache::Entry* e = cache.find(0, 1, 9, Vec3d{0.5, 0.5, 0.6}, 0.5);
+    REQUIRE(e != nullptr);
+    CHECK(e->feature == 2);
   }
   WarmStartCache empty;
   CHECK(empty.find(0, 1, 0, Vec3d{0, 0, 0}, 1.0) == nullptr);

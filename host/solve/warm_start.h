@@ -29,8 +29,8 @@ class WarmStartCache {
   void assign(std::vector<Entry> entries);
   // The previous contact of pair (a, b) with this feature, else the nearest one within max_distance.
   const Entry* find(int a, int b, std::uint32_t feature, Vec3d point, double max_distance) const;
-  // Puts back entries taken from entries() (already in order: not sorted again, so that equal keys
-  // keep their order and a restored world continues bit-identically).
+  // Puts back entries taken from entries() (grouped by pair: kept in their order, so that a restored
+  // world continues bit-identically).
   void restore(std::vector<Entry> entries);
   const std::vector<Entry>& entries() const { return entries_; }
   void clear() { restore({}); }
@@ -44,7 +44,8 @@ class WarmStartCache {
     std::uint64_t pair;
     int first;  // -1: empty
   };
-  void index_pairs();
+  bool index_pairs();     // false (and incomplete) when some pair's entries are not together
+  void sort_and_index();  // entries_ sorted by pair, feature and position, then indexed
   std::vector<Entry> entries_;
   std::vector<Slot> slots_;
 };
