@@ -95,6 +95,13 @@ TEST_CASE("warm start: the pair index finds the entry the matching rule names", 
       const double max_distance = 0.5 * unit(rng);
       const WarmStartCache::Entry* expected = find_directly(sorted, a, b, f, point, max_distance);
       REQUIRE(same(as_they_come.find(a, b, f, point, max_distance), expected));
+      // A hint, right or wrong, does not change the answer.
+      const int n_entries = int(grouped.size());
+      for (int hint : {q % (n_entries + 1), n_entries + 3, -1})
+        REQUIRE(same(as_they_come.find(a, b, f, point, max_distance, hint), expected));
+      for (int hint = 0; hint < n_entries; ++hint)
+        if (grouped[hint].a == a && grouped[hint].b == b)
+          REQUIRE(same(as_they_come.find(a, b, f, point, max_distance, hint), expected));
     }
     // A cache put back from its entries (a resumed run) finds the same.
     WarmStartCache restored;

@@ -92,7 +92,8 @@ void build_problem_structure(const Bodies& bodies, const Contacts& contacts, con
     p.slot_b[j] = slot_of[b];
     if (look_up) {
       const WarmStartCache::Entry* prev =
-          warm->find(a, b, contacts.feature[k], contacts.point[k], settings.warm_match_distance);
+          warm->find(a, b, contacts.feature[k], contacts.point[k], settings.warm_match_distance,
+                     j);  // the entries keep the last step's slot order: a contact that stayed is at j
       if (prev) {
         Vec3d t1, t2;
         tangent_basis(contacts.normal[k], t1, t2);

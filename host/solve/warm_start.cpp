@@ -69,14 +69,21 @@ bool WarmStartCache::index_pairs() {
 }
 
 const WarmStartCache::Entry* WarmStartCache::find(int a, int b, std::uint32_t feature, Vec3d point,
-                                                  double max_distance) const {
+                                                  double max_distance, int hint) const {
   if (slots_.empty()) return nullptr;  // never assigned
-  const std::uint64_t key = pair_key(a, b);
-  const std::size_t mask = slots_.size() - 1;
-  std::size_t s = mix_key(key) & mask;
-  while (slots_[s].first >= 0 && slots_[s].pair != key) s = (s + 1) & mask;
-  if (slots_[s].first < 0) return nullptr;  // no contact of this pair in the previous step
-  auto first = entries_.begin() + slots_[s].first;
+  auto first = entries_.begin();
+  if (hint >= 0 && hint < int(entries_.size()) && entries_[hint].a == a && entries_[hint].b == b) {
+    // The pair's entries are together: its first is at or just before the hint.
+    while (hint > 0 && entries_[hint - 1].a == a && entries_[hint - 1].b == b) --hint;
+    first += hint;
+  } else {
+    const std::uint64_t key = pair_key(a, b);
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t s = mix_key(key) & mask;
+    while (slots_[s].first >= 0 && slots_[s].pair != key) s = (s + 1) & mask;
+    if (slots_[s].first < 0) return nullptr;  // no contact of this pair in the previous step
+    first += slots_[s].first;
+  }
   const Entry* nearest = nullptr;
   double best = max_distance * max_distance;
   for (auto it = first; it != entries_.end() && it->a == a && it->b == b; ++it) {

@@ -28,7 +28,10 @@ class WarmStartCache {
   // Replaces the cache by this step's entries.
   void assign(std::vector<Entry> entries);
   // The previous contact of pair (a, b) with this feature, else the nearest one within max_distance.
-  const Entry* find(int a, int b, std::uint32_t feature, Vec3d point, double max_distance) const;
+  // hint: where the pair's entries may be (the same index last step): when right, the lookup reads
+  // the entries in order instead of probing the table at random (a resting bed's contacts keep their
+  // places); the answer does not depend on it.
+  const Entry* find(int a, int b, std::uint32_t feature, Vec3d point, double max_distance, int hint = -1) const;
   // Puts back entries taken from entries() (grouped by pair: kept in their order, so that a restored
   // world continues bit-identically).
   void restore(std::vector<Entry> entries);
