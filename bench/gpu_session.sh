@@ -119,7 +119,7 @@ if want tests; then
   log "ctest in the background (STAGGER_REQUIRE_GPU=$gpu)"
   exclude='^$'
   [ -e .gpu/x/build_dir ] && exclude='^python: |^example: .*\.py'
-  t=$(limit 330)
+  t=$(limit 480)  # the GPU tests run one at a time (tests/gpu_lock.h): several minutes together
   (STAGGER_REQUIRE_GPU=$gpu OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive timeout "$t" ctest --test-dir "$build" --output-on-failure \
     -j "$(nproc)" --timeout 600 -E "$exclude" > "$out/ctest.log" 2>&1; echo "   ctest: exit $?" >> "$out/ctest.log") &
   ctest_pid=$!
