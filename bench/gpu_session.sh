@@ -18,8 +18,10 @@
 # left, stages past it are skipped, and the logs are packed before the call's own limit kills
 # anything. Stages, named on the command line (default: all, in this order of priority):
 #   build tests sanitize cuda iteration bunny launch profile cpu scaling
-# ctest runs on the host's cores beside the sanitizers (neither is timed). At most 8 files come back
-# from $OUT: every log is packed into $OUT/logs.tgz next to session.log and results.tgz.
+# ctest runs on the host's cores beside the sanitizers (neither is timed); its GPU tests run one at a
+# time (tests/gpu_lock.h), so it may take most of the deadline and leave the benchmarks out: name
+# fewer stages (e.g. `cuda iteration bunny launch`) for a call that is to measure. At most 8 files
+# come back from $OUT: every log is packed into $OUT/logs.tgz next to session.log and results.tgz.
 #
 # Without a GPU (a dry run on the CPU machine: BUILD=build bench/gpu_session.sh, reusing the normal
 # build) every stage starts, says why it skips, and the script ends without an error.
@@ -41,14 +43,15 @@ pack() {
 }
 trap pack EXIT
 # limit N: N seconds, or what is left before the deadline (less a margin for packing), whichever is
-# smaller; 0 when too little is left to start a stage.
+# smaller; 1 when too little is left (never 0: `timeout 0` means no limit at all), which cuts a run
+# at once and makes a stage skip.
 limit() {
   local left=$((deadline - (SECONDS - start) - 15))
-  [ "$left" -lt 10 ] && { echo 0; return; }
+  [ "$left" -lt 10 ] && { echo 1; return; }
   echo $(( $1 < left ? $1 : left ))
 }
 stages="${*:-build tests sanitize cuda iteration bunny launch profile cpu scaling}"
-want() { [[ " $stages " == *" $1 "* ]] || return 1; [ "$(limit 100)" -gt 0 ] || { log "$1"; skip "deadline"; return 1; }; }
+want() { [[ " $stages " == *" $1 "* ]] || return 1; [ "$(limit 100)" -gt 1 ] || { log "$1"; skip "deadline"; return 1; }; }
 build="${BUILD:-build-gpu}"
 gpu=0
 nvidia-smi -L > /dev/null 2>&1 && gpu=1
@@ -69,8 +72,9 @@ if [ -e .gpu/prebuilt.tgz ]; then
   rm -rf "$build" && mv ".gpu/x/$build" "$build"
   # ctest's files and the programs' compiled-in source directory name the build machine's checkout.
   if [ "$src" != "$PWD" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$PWD" "$src"; fi
+  ldconfig -p > /tmp/stagger_ldcache.txt  # read whole: grep -q on a pipe would SIGPIPE it under pipefail
   for f in .gpu/x/lib/*; do
-    ldconfig -p | grep -q "^[[:space:]]$(basename "$f") " || ln -sf "$PWD/$f" "$libs/"
+    grep -qF $'\t'"$(basename "$f") (" /tmp/stagger_ldcache.txt || ln -sf "$PWD/$f" "$libs/"
   done
   say "libraries taken from the pack: $(ls "$libs" | tr '\n' ' ')"
   if [ ! -e /usr/share/glmark2/models/bunny.obj ] && [ -e .gpu/x/share/bunny.obj ]; then
@@ -133,8 +137,9 @@ if want sanitize; then
     for tool in memcheck racecheck; do
       # memcheck on every CUDA test; racecheck (shared memory) on the solver's, whose reductions use it.
       t=$(limit 100) spec="[cuda]"; [ $tool = racecheck ] && t=$(limit 50) spec="[cuda][solver]"
-      [ "$t" -gt 0 ] || { skip "$tool: deadline"; continue; }
-      timeout "$t" compute-sanitizer --tool $tool --error-exitcode 3 "$build/tests/stagger_tests" "$spec" \
+      [ "$t" -gt 1 ] || { skip "$tool: deadline"; continue; }
+      # Without the tests' GPU lock: it would make the sanitizer wait for ctest's GPU tests.
+      STAGGER_TEST_NO_GPU_LOCK=1 timeout "$t" compute-sanitizer --tool $tool --error-exitcode 3 "$build/tests/stagger_tests" "$spec" \
         > "$out/sanitize_$tool.log" 2>&1
       say "$tool: exit $? in $t s at most ($(grep -c "========= " "$out/sanitize_$tool.log") report lines)"
       grep "=========" "$out/sanitize_$tool.log" | head -8 | tee -a "$out/session.log"

@@ -117,7 +117,7 @@ inline std::string backend_name(SolverBackend b) {
 // build has CUDA and a device answers, the CUDA backend.
 inline std::vector<SolverBackend> solve_backends() {
   std::vector<SolverBackend> backends{SolverBackend::batched, SolverBackend::reference};
-  if (::test::use_the_gpu()) backends.push_back(SolverBackend::cuda);
+  if (cuda_device_available()) backends.push_back(SolverBackend::cuda);
   else if (gpu_required()) FAIL("STAGGER_REQUIRE_GPU=1, but the CUDA backend cannot run: " << cuda_unavailable_reason());
   else part_not_run("the CUDA backend", cuda_unavailable_reason());
   return backends;
@@ -126,7 +126,7 @@ inline std::vector<SolverBackend> solve_backends() {
 // The batched backends only (the long scenes, where the reference would take minutes).
 inline std::vector<SolverBackend> batched_backends() {
   std::vector<SolverBackend> backends{SolverBackend::batched};
-  if (::test::use_the_gpu()) backends.push_back(SolverBackend::cuda);
+  if (cuda_device_available()) backends.push_back(SolverBackend::cuda);
   else if (gpu_required()) FAIL("STAGGER_REQUIRE_GPU=1, but the CUDA backend cannot run: " << cuda_unavailable_reason());
   else part_not_run("the CUDA backend", cuda_unavailable_reason());
   return backends;
@@ -145,9 +145,17 @@ inline SolveControls test_controls() {
   return controls;
 }
 
-inline WorldOptions on_backend(SolverBackend backend) {
+// Options for a world on this backend (the executors' default controls); on the CUDA backend the
+// process takes the tests' GPU lock first (tests/gpu_lock.h).
+inline WorldOptions backend_options(SolverBackend backend) {
+  if (backend == SolverBackend::cuda) ::test::use_the_gpu();
   WorldOptions options;
   options.backend = backend;
+  return options;
+}
+
+inline WorldOptions on_backend(SolverBackend backend) {
+  WorldOptions options = backend_options(backend);
   options.controls = test_controls();
   return options;
 }

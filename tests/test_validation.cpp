@@ -40,8 +40,7 @@ void with_frictional_method(Scene& scene) {
 }
 
 World run(const Scene& scene, SolverBackend backend) {
-  WorldOptions options;
-  options.backend = backend;
+  WorldOptions options = backend_options(backend);
   World world(scene, options);
   for (std::int64_t s = 0; s < scene.steps; ++s) world.step();
   return world;
@@ -65,8 +64,7 @@ TEST_CASE("a resting sphere stays and carries its weight", "[validation]") {
   auto backend = GENERATE(from_range(solve_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("resting_sphere");
-  WorldOptions options;
-  options.backend = backend;
+  WorldOptions options = backend_options(backend);
   World world(scene, options);
   int ball = body_index(world, "ball");
   const Vec3d x0 = world.bodies().x[ball];
@@ -114,8 +112,7 @@ TEST_CASE("a sphere rolls without slipping at (5/7) g sin", "[validation]") {
   Slope slope = slope_of(scene);
   double g = norm(scene.gravity), r = body_desc(scene, "body").shape.radius;
   REQUIRE(friction_between(scene, "slope", "body") >= 2.0 / 7.0 * std::tan(slope.angle));
-  WorldOptions options;
-  options.backend = backend;
+  WorldOptions options = backend_options(backend);
   World world(scene, options);
   int b = body_index(world, "body");
   double max_slip = 0;
@@ -156,8 +153,7 @@ TEST_CASE("equal elastic spheres exchange velocities head-on", "[validation]") {
   auto backend = GENERATE(from_range(solve_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("head_on_spheres");
-  WorldOptions options;
-  options.backend = backend;
+  WorldOptions options = backend_options(backend);
   World world(scene, options);
   int left = body_index(world, "left"), right = body_index(world, "right");
   const Vec3d v_left = world.bodies().v[left], v_right = world.bodies().v[right];
@@ -177,8 +173,7 @@ TEST_CASE("an inelastic sphere does not bounce", "[validation]") {
   auto backend = GENERATE(from_range(solve_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("inelastic_drop");
-  WorldOptions options;
-  options.backend = backend;
+  WorldOptions options = backend_options(backend);
   World world(scene, options);
   int ball = body_index(world, "ball");
   bool landed = false;
@@ -199,8 +194,7 @@ TEST_CASE("a partially elastic ball leaves each impact at e times the impact spe
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("partial_bounce");
   const double e = std::min(body_desc(scene, "floor").restitution, body_desc(scene, "ball").restitution);
-  WorldOptions options;
-  options.backend = backend;
+  WorldOptions options = backend_options(backend);
   World world(scene, options);
   int ball = body_index(world, "ball");
   int bounces = 0;
