@@ -145,6 +145,19 @@ inline SolveControls test_controls() {
   return controls;
 }
 
+// The Tresca fixed point to a tight tolerance, as the FCLIB benchmarks run it: inner QPs to a tenth of
+// it, 300 APGD iterations per QP, up to `max_outer` outer iterations.
+inline SolverSettings tresca_to(double tolerance, int max_outer) {
+  SolverSettings s;
+  s.method = Method::tresca_fixed_point;
+  s.tolerance = tolerance;
+  s.tolerance_set = true;
+  s.inner_tolerance = 0.1 * tolerance;
+  s.max_outer_iterations = max_outer;
+  s.max_inner_iterations = 300;
+  return s;
+}
+
 // Options for a world on this backend (the executors' default controls); on the CUDA backend the
 // process takes the tests' GPU lock first (tests/gpu_lock.h).
 inline WorldOptions backend_options(SolverBackend backend) {

@@ -314,13 +314,7 @@ TEST_CASE("the Tresca fixed point does not cycle on a densely coupled granular p
   // outer iterations; a quarter step after a second one in a row (tresca_bound_weight) lets it reach
   // 1e-8. Both backends run the same rule.
   const ContactProblem p = granular_problem(750, 1500, 1);
-  SolverSettings s;
-  s.method = Method::tresca_fixed_point;
-  s.tolerance = 1e-8;
-  s.tolerance_set = true;
-  s.inner_tolerance = 1e-9;
-  s.max_outer_iterations = 300;
-  s.max_inner_iterations = 300;
+  const SolverSettings s = tresca_to(1e-8, 300);
   BatchedSolver batched;
   const SolveResult r = batched.solve(p, s, test_controls());
   CHECK(r.islands[0].outer_iterations < 300);

@@ -119,9 +119,9 @@ bool write_and_solve(const ContactProblem& p, const std::string& file, const std
         gamma[3 * c + 2] = r.beta[2 * c + 1];
       }
       const double error = local_error(local, gamma);
-      std::printf("%s,%d,batched_%s,%g,%d,%d,%d,%.6f,%.3e,\n", file.c_str(), nc, name.c_str(), tolerance,
+      std::printf("%s,%d,batched_%s,%g,%d,%d,%d,%.6f,%.3e,,%d\n", file.c_str(), nc, name.c_str(), tolerance,
                   error <= tolerance ? 1 : 0, r.islands[0].outer_iterations, r.islands[0].inner_iterations, seconds,
-                  error);
+                  error, r.islands[0].sweeps);
       std::fflush(stdout);
     }
   }
@@ -141,6 +141,8 @@ int main(int argc, char** argv) {
   app.add_option("--inner-ratio", o.inner_ratio, "with --solve: the inner tolerance ratio (default: the method's)");
   app.add_option("--threads", threads, "with --solve: threads (default 1)");
   app.add_option("--trace", o.controls.trace_min_contacts, "with --solve: print every outer iteration (STAGGER_TRACE)");
+  bool no_polish = false;
+  app.add_flag("--no-polish", no_polish, "with --solve: no Gauss-Seidel polish of a stalled outer loop");
 
   int bodies = 500, contacts = 1500;
   unsigned seed = 1;
@@ -161,9 +163,10 @@ int main(int argc, char** argv) {
   scene_cmd->add_option("--out-dir", out_dir, "directory for the .hdf5 files")->required();
   CLI11_PARSE(app, argc, argv);
   omp_set_num_threads(threads);
+  o.controls.polish = !no_polish;
 
   if (!o.methods.empty())
-    std::printf("file,contacts,method,tolerance,converged,outer_iterations,inner_iterations,seconds,error,other_error\n");
+    std::printf("file,contacts,method,tolerance,converged,outer_iterations,inner_iterations,seconds,error,other_error,sweeps\n");
   if (*random) {
     const ContactProblem p = test::granular_problem(bodies, contacts, seed);
     return write_and_solve(p, out, fmt::format("random granular-like problem, seed {}", seed),

@@ -5,7 +5,8 @@
 #   - build/stagger_batched_fclib makes each problem from its bodies, writes it as an FCLIB file and
 #     solves it with the batched backend (the solver a simulation runs; one thread): the Tresca fixed
 #     point (what "auto" gives islands of granular size) and Staggered Projections, at most 1000 outer
-#     iterations; the error is recomputed on the file's W and q (the measure Siconos reports);
+#     iterations, with the Gauss-Seidel polish of a stalled outer loop (its sweeps in the last column);
+#     the error is recomputed on the file's W and q (the measure Siconos reports);
 #   - Siconos numerics 4.4 NSGS (Debian's libsiconos-numerics-dev, default options) on the file, through
 #     build/stagger_siconos_fclib;
 # one process per solve, every one stopped after TIME_LIMIT seconds (default 30).
@@ -45,17 +46,17 @@ done
 csv="$out/fclib_dense.csv"
 tmp="$csv.tmp.$$"
 {
-echo "file,contacts,method,tolerance,converged,outer_iterations,inner_iterations,seconds,error,other_error"
+echo "file,contacts,method,tolerance,converged,outer_iterations,inner_iterations,seconds,error,other_error,sweeps"
 for spec in "${specs[@]}"; do
   f="${spec%%|*}"
   read -r -a make <<< "${spec#*|}"
   for method in tresca_fixed_point staggered; do
     for tolerance in 0.0001 1e-08; do
       row=$(timeout "$limit" "$tool" "${make[@]}" --solve "$method" --tolerance "$tolerance" | tail -n +2) || true
-      if [ -n "$row" ]; then echo "$row"; else echo "$f,,batched_$method,$tolerance,0,,,$limit,,"; fi
+      if [ -n "$row" ]; then echo "$row"; else echo "$f,,batched_$method,$tolerance,0,,,$limit,,,"; fi
     done
   done
-  build/stagger_siconos_fclib "$f" --solver nsgs --tolerance 0.0001 --tolerance 1e-08 --time-limit "$limit" | tail -n +2 || true
+  build/stagger_siconos_fclib "$f" --solver nsgs --tolerance 0.0001 --tolerance 1e-08 --time-limit "$limit" | tail -n +2 | sed 's/$/,/' || true
 done
 } | tee "$tmp"
 mv "$tmp" "$csv"

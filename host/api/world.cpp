@@ -148,6 +148,8 @@ stagger::WorldOptions world_options(const Options& options, std::string& backend
     w.controls.dense_max_contacts = std::max(0, std::atoi(dense));
   // STAGGER_COMPACT_ACTIVE=0: APGD loops over every element, done islands masked (for comparison).
   if (const char* compact = std::getenv("STAGGER_COMPACT_ACTIVE")) w.controls.compact_active = std::atoi(compact) != 0;
+  // STAGGER_POLISH=0: no Gauss-Seidel polish of stalled islands (for comparison).
+  if (const char* polish = std::getenv("STAGGER_POLISH")) w.controls.polish = std::atoi(polish) != 0;
   return w;
 }
 

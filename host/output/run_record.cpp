@@ -32,6 +32,7 @@ void RunRecord::add(const StepReport& r, bool first_step) {
   island_solves += r.islands;
   unconverged_island_solves += r.unconverged_islands;
   inner_sum += r.inner_iterations;
+  sweeps_sum += r.sweeps;
   outer_max = std::max(outer_max, r.outer_iterations_max);
   // This step's collision detection sees the overlap the previous step left (the first step sees
   // the scene's initial placement, which is the user's, not the solver's).
@@ -59,6 +60,7 @@ nlohmann::json RunRecord::to_json() const {
   j["island_solves"] = island_solves;
   j["unconverged_island_solves"] = unconverged_island_solves;
   j["inner_sum"] = inner_sum;
+  j["sweeps_sum"] = sweeps_sum;
   j["max_penetration"] = max_penetration;
   j["last_penetration_after"] = last_penetration_after;
   j["last_overlap_before"] = last_overlap_before;
@@ -86,6 +88,7 @@ RunRecord RunRecord::from_json(const nlohmann::json& j) {
   j.at("island_solves").get_to(r.island_solves);
   j.at("unconverged_island_solves").get_to(r.unconverged_island_solves);
   j.at("inner_sum").get_to(r.inner_sum);
+  r.sweeps_sum = j.value("sweeps_sum", 0LL);  // absent in checkpoints before the polish
   j.at("max_penetration").get_to(r.max_penetration);
   j.at("last_penetration_after").get_to(r.last_penetration_after);
   r.last_overlap_before = j.value("last_overlap_before", 0.0);  // absent in checkpoints before it was kept
@@ -141,6 +144,9 @@ nlohmann::json summary_json(const World& world, const RunRecord& record, double 
   // The work: every island's APGD iterations, per step. The per-solve mean above is mostly the small
   // islands' (a shaken bed's step solves its big island and a few pairs), so it hides the big one.
   j["apgd_iterations_per_step"] = double(record.inner_sum) / n;
+  // The polish's Gauss-Seidel sweeps (docs/method.md): zero unless a scene raises max_outer_iterations
+  // past 50 and an island stalls there.
+  j["gauss_seidel_sweeps_per_step"] = double(record.sweeps_sum) / n;
   j["converged_fraction"] = record.steps ? double(record.converged_steps) / double(record.steps) : 1.0;
   // Not hidden: how many steps and island solves ended at the iteration cap (they return the best
   // iterate after the final contact projection).

@@ -23,7 +23,7 @@ struct RunRecord {
   std::int64_t steps = 0, converged_steps = 0;
   double contacts_sum = 0, islands_sum = 0;
   int contacts_max = 0, outer_max = 0;
-  long long outer_sum = 0, island_solves = 0, unconverged_island_solves = 0, inner_sum = 0;
+  long long outer_sum = 0, island_solves = 0, unconverged_island_solves = 0, inner_sum = 0, sweeps_sum = 0;
   double max_penetration = 0;
   double last_penetration_after = 0;  // linearized overlap left by the last step
   double last_overlap_before = 0;     // deepest overlap the last step's collision detection found

@@ -58,6 +58,7 @@ struct ContactProblem {
 struct IslandStats {
   int outer_iterations = 0;   // staggered loop passes (contact solves) until the error met the tolerance
   int inner_iterations = 0;   // APGD iterations of all QPs of the island
+  int sweeps = 0;             // Gauss-Seidel sweeps of its polish (host/solve/staggered_batched.h)
   bool converged = false;
   double error = 0;           // natural-map error of the returned impulses
 };
@@ -97,6 +98,9 @@ struct SolveControls {
   // Late APGD iterations launch over lists of the islands still iterating (host/solve/active_lists.h);
   // off: over every block, body and island, done ones masked. The same results bit for bit either way.
   bool compact_active = true;
+  // Islands whose outer loop stops improving continue by Gauss-Seidel sweeps (the polish,
+  // host/solve/staggered_batched.h). Off: QPs only, for comparisons (STAGGER_POLISH=0).
+  bool polish = true;
 };
 
 }  // namespace stagger

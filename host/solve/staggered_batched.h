@@ -23,6 +23,7 @@
 #include "kernels/apgd.h"
 #include "solve/problem_arrays.h"
 #include "kernels/delassus.h"
+#include "kernels/gauss_seidel.h"
 #include "kernels/natural_map.h"
 
 namespace stagger {
@@ -68,6 +69,12 @@ struct StaggeredBatched {
   Array<int> staggered_, tresca_, between_;  // island masks: by method; the current "between" pass
   Array<int> stalled_;  // per island: its outer error stopped improving (no endgame floor any more)
   Array<int> unimproved_;  // per island: outer iterations since its error last improved (tresca_bound_weight)
+  // The polish (start_polish): per island whether it runs, Gauss-Seidel's own iterate and its error;
+  // islands entering it this iteration; those whose answer is the polish's (finish_outer_loop).
+  Array<int> polish_, entered_, sweeping_, polished_;
+  Unknowns sweep_;
+  Array<T> sweep_error_;
+  bool any_polishing_ = false;
   bool any_staggered_ = false, any_tresca_ = false;
   // Per-block partial sums and their per-island totals.
   Array<ApgdTerms<T>> block_terms_, island_terms_;
@@ -123,7 +130,7 @@ struct StaggeredBatched {
   void resize(const ContactProblem& problem) {
     const int nc = problem.num_contacts(), nb = problem.num_bodies(), ni = problem.num_islands();
     nt_ = problem.friction_dims;
-    for (Unknowns* u : {&cur_, &best_, &xbest_, &u_[0], &u_[1], &u_[2], &g_[0], &g_[1], &g_[2]}) {
+    for (Unknowns* u : {&cur_, &best_, &xbest_, &u_[0], &u_[1], &u_[2], &g_[0], &g_[1], &g_[2], &sweep_}) {
       Exec::fill(u->alpha, nc, T(0));
       Exec::fill(u->beta, size_t(nc) * nt_, T(0));
     }
@@ -138,7 +145,7 @@ struct StaggeredBatched {
     Exec::fill(island_terms_, ni, ApgdTerms<T>{0, 0, 0, 0});
     Exec::fill(island_value_, ni, T(0));
     for (Array<T>* v : {&scale_, &error_, &best_error_, &tau_, &lipschitz_contact_, &lipschitz_friction_,
-                             &peak_contact_, &peak_friction_})
+                             &peak_contact_, &peak_friction_, &sweep_error_})
       Exec::fill(*v, ni, T(0));
     Exec::fill(all_, ni, 1);
     Exec::fill(phase_friction_, ni, int(QpPhase::friction));
@@ -146,7 +153,8 @@ struct StaggeredBatched {
     Exec::fill(between_, ni, 0);
     Exec::fill(stalled_, ni, 0);
     Exec::fill(unimproved_, ni, 0);
-    for (Array<int>* v : {&outer_, &active_, &improved_, &need_product_}) Exec::fill(*v, ni, 0);
+    for (Array<int>* v : {&outer_, &active_, &improved_, &need_product_, &polish_, &entered_, &sweeping_, &polished_})
+      Exec::fill(*v, ni, 0);
     Exec::fill(stats_, ni, IslandStats{});
   }
 
@@ -292,12 +300,13 @@ struct StaggeredBatched {
     errors_from_block_values(all_);
   }
 
-  // error_[i] of the masked islands from the contacts' squared residuals summed in block_value_.
-  void errors_from_block_values(Array<int>& mask) {
+  // error_[i] (or out[i]) of the masked islands from the contacts' squared residuals summed in block_value_.
+  void errors_from_block_values(Array<int>& mask) { errors_from_block_values(mask, error_); }
+  void errors_from_block_values(Array<int>& mask, Array<T>& out) {
     island_reduce(mask, block_value_, SumOp{}, T(0), island_value_);
     const int* m = ptr(mask);
     const T *sum = ptr(island_value_), *scale = ptr(scale_);
-    T* error = ptr(error_);
+    T* error = ptr(out);
     exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
       if (m[i]) error[i] = sqrt_of(sum[i]) * scale[i];
     });
@@ -497,7 +506,8 @@ struct StaggeredBatched {
   // are not monotone), retire the islands that met the tolerance. Returns whether any island goes on.
   bool record_outer_iteration(int iteration) {
     int *outer = ptr(outer_), *improved = ptr(improved_), *stalled = ptr(stalled_), *unimproved = ptr(unimproved_);
-    const T *error = ptr(error_), *tolerance = ptr(tolerance_);
+    const T *error = ptr(error_), *tolerance = ptr(tolerance_), *sweep_error = ptr(sweep_error_);
+    const int* polish = ptr(polish_);
     T* best = ptr(best_error_);
     IslandStats* stats = ptr(stats_);
     const T huge = std::numeric_limits<T>::max();
@@ -511,7 +521,7 @@ struct StaggeredBatched {
         improved[i] = 1;
       }
       unimproved[i] = improved[i] ? 0 : unimproved[i] + 1;
-      if (error[i] <= tolerance[i]) {
+      if (error[i] <= tolerance[i] || (polish[i] && sweep_error[i] <= tolerance[i])) {
         stats[i].converged = true;
         outer[i] = 0;
       }
@@ -540,13 +550,15 @@ struct StaggeredBatched {
     int* outer = ptr(outer_);
     T* best = ptr(best_error_);
     const T inf = std::numeric_limits<T>::infinity();
-    int *stalled = ptr(stalled_), *unimproved = ptr(unimproved_);
+    int *stalled = ptr(stalled_), *unimproved = ptr(unimproved_), *polish = ptr(polish_);
     exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
       outer[i] = 1;
       best[i] = inf;
       stalled[i] = 0;
       unimproved[i] = 0;
+      polish[i] = 0;
     });
+    any_polishing_ = false;
   }
 
   // Ends it: the best pair of each island and its error.
@@ -555,6 +567,16 @@ struct StaggeredBatched {
     IslandStats* stats = ptr(stats_);
     const T* best = ptr(best_error_);
     exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { stats[i].error = best[i]; });
+    if (!any_polishing_) return;
+    // Where the polish's iterate is better, it is the answer.
+    const int* polish = ptr(polish_);
+    const T* sweep_error = ptr(sweep_error_);
+    int* polished = ptr(polished_);
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
+      polished[i] = polish[i] && sweep_error[i] < best[i];
+      if (polished[i]) stats[i].error = sweep_error[i];
+    });
+    copy_island_unknowns(sweep_, cur_, polished_);
   }
 
   // The first inner tolerance comes from the warm start's error (SOLVER.md's err = +inf would
@@ -593,9 +615,11 @@ struct StaggeredBatched {
       // leave the projected warm start (and radii mu*alpha of it) as it is.
       run_qp(phase_judged_, outer_, s.max_inner_iterations, /*start_velocities=*/it == 1);
       errors_after_qp(outer_);
+      if (any_polishing_) polish_sweeps();
       bool any = record_outer_iteration(it);
       trace(c, it);
       if (!any) break;
+      if (c.polish && !p_.pyramid && it >= kPolishFromOuter) start_polish();
       if (any_staggered_) {
         both_masks(outer_, staggered_, between_);
         run_qp(phase_friction_, between_, s.max_inner_iterations);
@@ -606,6 +630,68 @@ struct StaggeredBatched {
       }
     }
     finish_outer_loop();
+  }
+
+  // The polish. Near the answer the outer map can stop contracting on densely coupled islands: on the
+  // pouring pile's island (docs/benchmarks.md) the Tresca fixed point's error sits near 2e-8 for a
+  // hundred outer iterations, held by sliding contacts whose radii follow mu*alpha along a mode where
+  // the map's slope is near 1. Gauss-Seidel sweeps on the Coulomb problem (kernels/gauss_seidel.h)
+  // contract there, but slowly and not monotonically: from the outer loop's best pair the first sweep
+  // raises that island's error a hundredfold, and they then gain about a decade per 1,000 sweeps,
+  // where the outer loop is the faster method on most islands. So the two race: an island that has
+  // gone kPolishUnimproved outer iterations without a better error, from outer iteration
+  // kPolishFromOuter on (the default outer budget: simulation steps at default settings never get
+  // here), also runs Gauss-Seidel sweeps on a copy of its best pair, as many per outer iteration as
+  // its QP took APGD iterations (about the same work), and stops when either meets the tolerance;
+  // the better of the two is the answer. It costs such an island at most about twice its time from
+  // there on and saves it where the outer loop stalls.
+  static constexpr int kPolishFromOuter = 50;
+  static constexpr int kPolishUnimproved = 2;
+  static constexpr int kPolishMaxSweeps = 300;  // per outer iteration
+
+  // After an outer iteration: islands in the loop that stalled enter the polish from their best pair.
+  void start_polish() {
+    const int* outer = ptr(outer_);
+    const int* unimproved = ptr(unimproved_);
+    int *polish = ptr(polish_), *entered = ptr(entered_);
+    const T* best = ptr(best_error_);
+    T* sweep_error = ptr(sweep_error_);
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
+      entered[i] = outer[i] && !polish[i] && unimproved[i] >= kPolishUnimproved;
+      if (!entered[i]) return;
+      polish[i] = 1;
+      sweep_error[i] = best[i];  // its copy of the best pair
+    });
+    if (!exec.any(entered_, p_.num_islands)) return;
+    copy_island_unknowns(best_, sweep_, entered_);
+    any_polishing_ = true;
+  }
+
+  // Each polishing island still in the loop: Gauss-Seidel sweeps on sweep_, then their error.
+  void polish_sweeps() {
+    const int* outer = ptr(outer_);
+    int* mask = ptr(sweeping_);
+    const int* polish = ptr(polish_);
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { mask[i] = outer[i] && polish[i]; });
+    // The bodies' velocities of sweep_ (v_, w_ are free: the QP's error was taken).
+    impulses(sweep_, sweeping_);
+    velocities_from_impulses(sweeping_);
+    const ConeView<T> p(p_);
+    T *sa = ptr(sweep_.alpha), *sb = ptr(sweep_.beta);
+    Vec3<T>*v = ptr(v_), *w = ptr(w_);
+    const ApgdIsland<T>* apgd = ptr(apgd_);
+    IslandStats* stats = ptr(stats_);
+    exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
+      if (!mask[i]) return;
+      const int sweeps = min_of(max_of(apgd[i].iterations, 1), kPolishMaxSweeps);
+      gauss_seidel_sweeps(p, i, sweeps, sa, sb, v, w);
+      stats[i].sweeps += sweeps;
+    });
+    block_reduce(
+        sweeping_,
+        [=] STAGGER_HD(int k) { return natural_map_residual2(p, k, sa, sb, contact_velocity(p, k, v, w), /*coulomb=*/true); },
+        SumOp{}, T(0), block_value_);
+    errors_from_block_values(sweeping_, sweep_error_);
   }
 
   void solve_ccp(const SolverSettings& s) {
@@ -758,7 +844,7 @@ struct StaggeredBatched {
 
   void trace(const SolveControls& c, int iteration) {
     if (c.trace_min_contacts <= 0) return;
-    std::vector<T> error, tau, lc, lf;
+    std::vector<T> error, tau, lc, lf, sweep_error;
     std::vector<IslandStats> stats;
     std::vector<int> outer;
     Exec::download(error_, error);
@@ -767,12 +853,15 @@ struct StaggeredBatched {
     Exec::download(lipschitz_friction_, lf);
     Exec::download(stats_, stats);
     Exec::download(outer_, outer);
+    Exec::download(sweep_error_, sweep_error);
     for (int i = 0; i < p_.num_islands; ++i) {
       int contacts = island_contact_begin_host_[i + 1] - island_contact_begin_host_[i];
       if (contacts < c.trace_min_contacts || (!outer[i] && iteration != stats[i].outer_iterations)) continue;
-      std::fprintf(stderr, "  island %d (%d contacts) outer %d: error %.3e  tau %.2e  inner total %d  L %.3g/%.3g%s\n",
+      std::fprintf(stderr, "  island %d (%d contacts) outer %d: error %.3e  tau %.2e  inner total %d  L %.3g/%.3g%s",
                    i, contacts, iteration, error[i], tau[i], stats[i].inner_iterations, lc[i], lf[i],
                    outer[i] ? "" : "  (done)");
+      if (stats[i].sweeps > 0) std::fprintf(stderr, "  polish: error %.3e after %d sweeps", sweep_error[i], stats[i].sweeps);
+      std::fprintf(stderr, "\n");
     }
   }
 

@@ -167,6 +167,7 @@ void World::report(const StepQuality& quality) {
     r.outer_iterations += s.outer_iterations;
     r.outer_iterations_max = std::max(r.outer_iterations_max, s.outer_iterations);
     r.inner_iterations += s.inner_iterations;
+    r.sweeps += s.sweeps;
     r.converged = r.converged && s.converged;
     r.unconverged_islands += s.converged ? 0 : 1;
   }

@@ -53,6 +53,7 @@ struct StepReport {
   long long outer_iterations = 0;  // summed over islands
   int outer_iterations_max = 0;
   long long inner_iterations = 0;  // summed over islands
+  long long sweeps = 0;            // Gauss-Seidel sweeps of the polish, summed over islands (docs/method.md)
   double contact_iterations = 0;   // sum over islands of contacts x inner iterations (work done)
   bool converged = true;           // every island met the tolerance
   int unconverged_islands = 0;     // islands that ended at the iteration cap (best iterate returned)
