@@ -110,6 +110,7 @@ STAGGER_HD STAGGER_INLINE void local_coulomb(const Mat3<T>& m, Vec3<T> q, T mu, 
 // and move them by the impulse's change.
 template <class P, class T = typename P::Real>
 STAGGER_HD STAGGER_INLINE void gauss_seidel_contact(const P& p, int k, T* alpha, T* beta, Vec3<T>* v, Vec3<T>* w) {
+  static_assert(P::kFrictionCapacity == 2, "the cone's view (ConeView): two friction unknowns per contact");
   const T a0 = alpha[k], b01 = beta[2 * k], b02 = beta[2 * k + 1];
   T g_n, g_t[2];
   contact_rows_of(p, k, contact_velocity(p, k, v, w), T(0), a0, beta, g_n, g_t);

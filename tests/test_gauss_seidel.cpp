@@ -3,6 +3,7 @@
 // bodies' response, and on a densely coupled problem whose outer loop stalls the polish finishes it.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -142,6 +143,27 @@ TEST_CASE("the polish finishes an outer loop that stalls on a densely coupled pr
   CHECK(polished.islands[0].outer_iterations < plain.islands[0].outer_iterations);
   // Until the polish starts both run the same iterations.
   CHECK(polished.islands[0].outer_iterations >= 50);
+}
+
+TEST_CASE("at the default outer budget the polish changes nothing, even where the loop stalls", "[solver][gauss_seidel]") {
+  // The stalling problem above with max_outer_iterations 50, the default: islands may enter the polish
+  // after the last outer iteration but never sweep, so the answer is the outer loop's bit for bit.
+  const ContactProblem p = granular_problem(200, 600, 5);
+  const SolverSettings s = tresca_to(1e-8, SolverSettings{}.max_outer_iterations);
+  REQUIRE(s.max_outer_iterations == 50);
+  SolveControls with = test_controls(), without = test_controls();
+  without.polish = false;
+  const SolveResult a = BatchedSolver{}.solve(p, s, with);
+  const SolveResult b = BatchedSolver{}.solve(p, s, without);
+  REQUIRE_FALSE(a.islands[0].converged);  // it stalls: the case where start_polish runs
+  CHECK(a.islands[0].sweeps == 0);
+  REQUIRE(a.alpha == b.alpha);
+  REQUIRE(a.beta == b.beta);
+  double velocity_difference = 0;
+  for (size_t i = 0; i < a.v.size(); ++i)
+    velocity_difference = std::max({velocity_difference, norm(a.v[i] - b.v[i]), norm(a.w[i] - b.w[i])});
+  REQUIRE(velocity_difference == 0.0);
+  REQUIRE(a.islands[0].error == b.islands[0].error);
 }
 
 TEST_CASE("the polish leaves solves that meet their tolerance within the default outer budget alone",

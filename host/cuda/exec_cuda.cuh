@@ -199,6 +199,10 @@ struct CudaExec {
   // The passes in between over islands that are all done change nothing (see run_qp). A block is a
   // warp (see ContactBlock). Fixed: the kernels are written for it (SolveControls' shape is the CPU's).
   static constexpr bool kHostMemory = false;
+  // No polish (host/solve/staggered_batched.h): Gauss-Seidel sweeps are sequential within an island, so
+  // one GPU thread would sweep it (a 10,000-contact island: ~10^6 dependent local solves per outer
+  // iteration) against an APGD iteration spread over thousands; a coloured, parallel sweep would be needed.
+  static constexpr bool kPolish = false;
   static constexpr int block_size() { return kGpuBlockSize; }
   static constexpr int loop_check_interval() { return kGpuLoopCheckInterval; }
   void configure(int, int, int = -1) {}

@@ -507,7 +507,7 @@ struct StaggeredBatched {
   bool record_outer_iteration(int iteration) {
     int *outer = ptr(outer_), *improved = ptr(improved_), *stalled = ptr(stalled_), *unimproved = ptr(unimproved_);
     const T *error = ptr(error_), *tolerance = ptr(tolerance_), *sweep_error = ptr(sweep_error_);
-    const int* polish = ptr(polish_);
+    int* polish = ptr(polish_);
     T* best = ptr(best_error_);
     IslandStats* stats = ptr(stats_);
     const T huge = std::numeric_limits<T>::max();
@@ -521,7 +521,8 @@ struct StaggeredBatched {
         improved[i] = 1;
       }
       unimproved[i] = improved[i] ? 0 : unimproved[i] + 1;
-      if (error[i] <= tolerance[i] || (polish[i] && sweep_error[i] <= tolerance[i])) {
+      if (polish[i] == 1 && !(sweep_error[i] <= huge)) polish[i] = 2;  // the sweeps diverged: stop them
+      if (error[i] <= tolerance[i] || (polish[i] == 1 && sweep_error[i] <= tolerance[i])) {
         stats[i].converged = true;
         outer[i] = 0;
       }
@@ -573,7 +574,7 @@ struct StaggeredBatched {
     const T* sweep_error = ptr(sweep_error_);
     int* polished = ptr(polished_);
     exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
-      polished[i] = polish[i] && sweep_error[i] < best[i];
+      polished[i] = polish[i] == 1 && sweep_error[i] < best[i];
       if (polished[i]) stats[i].error = sweep_error[i];
     });
     copy_island_unknowns(sweep_, cur_, polished_);
@@ -615,11 +616,13 @@ struct StaggeredBatched {
       // leave the projected warm start (and radii mu*alpha of it) as it is.
       run_qp(phase_judged_, outer_, s.max_inner_iterations, /*start_velocities=*/it == 1);
       errors_after_qp(outer_);
-      if (any_polishing_) polish_sweeps();
+      if constexpr (Exec::kPolish)
+        if (any_polishing_) polish_sweeps();
       bool any = record_outer_iteration(it);
       trace(c, it);
       if (!any) break;
-      if (c.polish && !p_.pyramid && it >= kPolishFromOuter) start_polish();
+      if constexpr (Exec::kPolish)
+        if (c.polish && !p_.pyramid && it >= kPolishFromOuter) start_polish();
       if (any_staggered_) {
         both_masks(outer_, staggered_, between_);
         run_qp(phase_friction_, between_, s.max_inner_iterations);
@@ -632,19 +635,21 @@ struct StaggeredBatched {
     finish_outer_loop();
   }
 
-  // The polish. Near the answer the outer map can stop contracting on densely coupled islands: on the
-  // pouring pile's island (docs/benchmarks.md) the Tresca fixed point's error sits near 2e-8 for a
-  // hundred outer iterations, held by sliding contacts whose radii follow mu*alpha along a mode where
-  // the map's slope is near 1. Gauss-Seidel sweeps on the Coulomb problem (kernels/gauss_seidel.h)
-  // contract there, but slowly and not monotonically: from the outer loop's best pair the first sweep
-  // raises that island's error a hundredfold, and they then gain about a decade per 1,000 sweeps,
-  // where the outer loop is the faster method on most islands. So the two race: an island that has
+  // The polish (executors with kPolish: the CPU's). Near the answer the outer map can stop
+  // contracting on densely coupled islands: on the pouring pile's island (docs/benchmarks.md) the
+  // Tresca fixed point's error sits near 2e-8 for a hundred outer iterations, held by sliding contacts
+  // whose radii follow mu*alpha along a mode where the map's slope is near 1. Gauss-Seidel sweeps on
+  // the Coulomb problem (kernels/gauss_seidel.h) contract there, but slowly and not monotonically: from
+  // the outer loop's best pair the first sweep raises that island's error a hundredfold, and they then
+  // gain about a decade per 1,000 sweeps, where the outer loop is the faster method on most islands. So the two race: an island that has
   // gone kPolishUnimproved outer iterations without a better error, from outer iteration
   // kPolishFromOuter on (the default outer budget: simulation steps at default settings never get
   // here), also runs Gauss-Seidel sweeps on a copy of its best pair, as many per outer iteration as
-  // its QP took APGD iterations (about the same work), and stops when either meets the tolerance;
-  // the better of the two is the answer. It costs such an island at most about twice its time from
-  // there on and saves it where the outer loop stalls.
+  // its QP took APGD iterations (about the same work; divided by the threads of the team that runs
+  // the QP of a large island), and stops when either meets the tolerance; the better of the two is
+  // the answer. It costs such an island about twice its time from there on (more where contacts'
+  // local problems couple normal and tangent rows and take several passes) and saves it where the
+  // outer loop stalls. Sweeps that diverge (a non-finite error) stop.
   static constexpr int kPolishFromOuter = 50;
   static constexpr int kPolishUnimproved = 2;
   static constexpr int kPolishMaxSweeps = 300;  // per outer iteration
@@ -672,7 +677,8 @@ struct StaggeredBatched {
     const int* outer = ptr(outer_);
     int* mask = ptr(sweeping_);
     const int* polish = ptr(polish_);
-    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { mask[i] = outer[i] && polish[i]; });
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { mask[i] = outer[i] && polish[i] == 1; });
+    if (!exec.any(sweeping_, p_.num_islands)) return;
     // The bodies' velocities of sweep_ (v_, w_ are free: the QP's error was taken).
     impulses(sweep_, sweeping_);
     velocities_from_impulses(sweeping_);
@@ -681,9 +687,13 @@ struct StaggeredBatched {
     Vec3<T>*v = ptr(v_), *w = ptr(w_);
     const ApgdIsland<T>* apgd = ptr(apgd_);
     IslandStats* stats = ptr(stats_);
+    const int threads = exec.threads();
+    const long long team_min = exec.team_min_contacts_;
     exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
       if (!mask[i]) return;
-      const int sweeps = min_of(max_of(apgd[i].iterations, 1), kPolishMaxSweeps);
+      const int contacts = p.island_contact_begin[i + 1] - p.island_contact_begin[i];
+      const int team = contacts >= team_min ? threads : 1;
+      const int sweeps = min_of(max_of(apgd[i].iterations / team, 1), kPolishMaxSweeps);
       gauss_seidel_sweeps(p, i, sweeps, sa, sb, v, w);
       stats[i].sweeps += sweeps;
     });

@@ -39,6 +39,11 @@ struct CpuExec {
     loop_check_interval_ = loop_check_interval > 0 ? loop_check_interval : kCpuLoopCheckInterval;
     team_min_contacts_ = team_min_contacts >= 0 ? team_min_contacts : kCpuTeamMinContacts;
   }
+  // Stalled islands may race the outer loop with Gauss-Seidel sweeps (the polish,
+  // host/solve/staggered_batched.h): one thread sweeps an island, against an APGD iteration that a team
+  // of `threads()` runs on islands of at least team_min_contacts_ contacts.
+  static constexpr bool kPolish = true;
+  int threads() const { return omp_get_max_threads(); }
   // Islands of at most this many contacts take the dense path (host/solve/dense_islands.h): none, because
   // on the CPU the matrix-free product was faster at every island size measured (docs/backends.md).
   static constexpr int kDenseMaxContacts = 0;
