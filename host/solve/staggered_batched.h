@@ -73,6 +73,7 @@ struct StaggeredBatched {
   // islands entering it this iteration; those whose answer is the polish's (finish_outer_loop).
   Array<int> polish_, entered_, sweeping_, polished_;
   Unknowns sweep_;
+  bool sweep_sized_ = false;
   Array<T> sweep_error_;
   bool any_polishing_ = false;
   bool any_staggered_ = false, any_tresca_ = false;
@@ -130,7 +131,7 @@ struct StaggeredBatched {
   void resize(const ContactProblem& problem) {
     const int nc = problem.num_contacts(), nb = problem.num_bodies(), ni = problem.num_islands();
     nt_ = problem.friction_dims;
-    for (Unknowns* u : {&cur_, &best_, &xbest_, &u_[0], &u_[1], &u_[2], &g_[0], &g_[1], &g_[2], &sweep_}) {
+    for (Unknowns* u : {&cur_, &best_, &xbest_, &u_[0], &u_[1], &u_[2], &g_[0], &g_[1], &g_[2]}) {
       Exec::fill(u->alpha, nc, T(0));
       Exec::fill(u->beta, size_t(nc) * nt_, T(0));
     }
@@ -156,6 +157,7 @@ struct StaggeredBatched {
     for (Array<int>* v : {&outer_, &active_, &improved_, &need_product_, &polish_, &entered_, &sweeping_, &polished_})
       Exec::fill(*v, ni, 0);
     Exec::fill(stats_, ni, IslandStats{});
+    sweep_sized_ = false;  // sweep_ is made when an island first enters the polish (start_polish)
   }
 
   void build_blocks(const ContactProblem& problem) {
@@ -288,16 +290,19 @@ struct StaggeredBatched {
     return double(exec.reduce(p_.num_islands, [=] STAGGER_HD(int i) { return error[i]; }, MaxOp{}, T(0)));
   }
   template <class P>
-  void measured_errors_on(const P p) {
+  void measured_errors_on(const P p) { errors_at_body_velocities(p, cur_, all_, error_); }
+  // out[i] for the masked islands: the natural-map error of `gamma` with the bodies' velocities in v_, w_.
+  template <class P>
+  void errors_at_body_velocities(const P p, Unknowns& gamma, Array<int>& mask, Array<T>& out) {
     const Vec3<T>*v = ptr(v_), *w = ptr(w_);
-    const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);
+    const T *ga = ptr(gamma.alpha), *gb = ptr(gamma.beta);
     block_reduce(
-        all_,
+        mask,
         [=] STAGGER_HD(int k) {
-          return natural_map_residual2(p, k, ca, cb, contact_velocity(p, k, v, w), /*coulomb=*/true);
+          return natural_map_residual2(p, k, ga, gb, contact_velocity(p, k, v, w), /*coulomb=*/true);
         },
         SumOp{}, T(0), block_value_);
-    errors_from_block_values(all_);
+    errors_from_block_values(mask, out);
   }
 
   // error_[i] (or out[i]) of the masked islands from the contacts' squared residuals summed in block_value_.
@@ -668,6 +673,11 @@ struct StaggeredBatched {
       sweep_error[i] = best[i];  // its copy of the best pair
     });
     if (!exec.any(entered_, p_.num_islands)) return;
+    if (!sweep_sized_) {
+      Exec::fill(sweep_.alpha, p_.num_contacts, T(0));
+      Exec::fill(sweep_.beta, size_t(p_.num_contacts) * nt_, T(0));
+      sweep_sized_ = true;
+    }
     copy_island_unknowns(best_, sweep_, entered_);
     any_polishing_ = true;
   }
@@ -697,11 +707,7 @@ struct StaggeredBatched {
       gauss_seidel_sweeps(p, i, sweeps, sa, sb, v, w);
       stats[i].sweeps += sweeps;
     });
-    block_reduce(
-        sweeping_,
-        [=] STAGGER_HD(int k) { return natural_map_residual2(p, k, sa, sb, contact_velocity(p, k, v, w), /*coulomb=*/true); },
-        SumOp{}, T(0), block_value_);
-    errors_from_block_values(sweeping_, sweep_error_);
+    errors_at_body_velocities(p, sweep_, sweeping_, sweep_error_);
   }
 
   void solve_ccp(const SolverSettings& s) {
