@@ -391,17 +391,7 @@ struct CollideBatched {
     Exec::download(contact_a_, out.a);
     Exec::download(contact_b_, out.b);
     Exec::download(contacts_, points_);
-    const std::size_t n = points_.size();
-    out.point.resize(n);
-    out.normal.resize(n);
-    out.gap.resize(n);
-    out.feature.resize(n);
-    for (std::size_t k = 0; k < n; ++k) {
-      out.point[k] = points_[k].point;
-      out.normal[k] = points_[k].normal;
-      out.gap[k] = points_[k].gap;
-      out.feature[k] = points_[k].feature;
-    }
+    out.assign_points(points_);  // not here: a CUDA translation unit has no OpenMP
   }
 
   // The pairs found by the last find_pairs, for tests.

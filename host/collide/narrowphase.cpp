@@ -23,6 +23,20 @@ void Contacts::push(int body_a, int body_b, const ContactPoint<double>& c) {
   feature.push_back(c.feature);
 }
 
+void Contacts::assign_points(const std::vector<ContactPoint<double>>& points) {
+  const int n = int(points.size());
+  point.resize(n);
+  normal.resize(n);
+  gap.resize(n);
+  feature.resize(n);
+  parallel_for(n, [&](int k) {
+    point[k] = points[k].point;
+    normal[k] = points[k].normal;
+    gap[k] = points[k].gap;
+    feature[k] = points[k].feature;
+  });
+}
+
 void narrowphase(const Bodies& bodies, const std::vector<BodyPair>& pairs, const ContactMargins& margins, Contacts& out) {
   out.clear();
   // Pairs are processed in chunks, each chunk's contacts kept in order and the chunks concatenated

@@ -1,7 +1,12 @@
 #include "solve/contact_problem.h"
 
+#include <omp.h>
+
 #include <cmath>
 #include <stdexcept>
+#include <utility>
+
+#include "step/parallel.h"
 
 namespace stagger {
 
@@ -42,34 +47,55 @@ void ContactProblem::finalize_structure() {
   const int nc = num_contacts(), nb = num_bodies(), ni = num_islands();
   check(slot_b.size() == size_t(nc) && contact_island.size() == size_t(nc), "contact arrays differ in size");
   check(island_body_begin.size() == island_contact_begin.size(), "island offsets differ in size");
+  check(island_contact_begin.front() == 0 && island_body_begin.front() == 0, "island offsets do not start at 0");
   check(island_contact_begin.back() == nc && island_body_begin.back() == nb, "island offsets do not cover");
-  for (int i = 0; i < ni; ++i) {
-    for (int k = island_contact_begin[i]; k < island_contact_begin[i + 1]; ++k) check(contact_island[k] == i, "contacts not sorted by island");
-    for (int s = island_body_begin[i]; s < island_body_begin[i + 1]; ++s) check(body_island[s] == i, "bodies not sorted by island");
-  }
   check(alpha_warm.empty() || alpha_warm.size() == size_t(nc), "alpha_warm size");
   check(beta_warm.empty() || beta_warm.size() == size_t(nc) * size_t(friction_dims), "beta_warm size");
   check(tangential_spring.empty() || tangential_spring.size() == 2 * size_t(nc), "tangential_spring size");
+  for (int i = 0; i < ni; ++i)
+    check(island_contact_begin[i] <= island_contact_begin[i + 1] && island_body_begin[i] <= island_body_begin[i + 1],
+          "island offsets decrease");
 
-  std::vector<int> count(nb + 1, 0);
-  for (int k = 0; k < nc; ++k) {
+  // The checks and the incidence lists in parallel: serial, they were 5-11 ms of host time a step
+  // at 309k contacts on 2 cores, time the GPU backend waits for too. With the offsets increasing,
+  // "each element lies in its island's range" is "the elements are sorted by island".
+  const auto in = [](const std::vector<int>& begin, int i, int k) { return begin[i] <= k && k < begin[i + 1]; };
+  parallel_for(nc, [&](int k) {
+    const int i = contact_island[k];
+    check(i >= 0 && i < ni && in(island_contact_begin, i, k), "contacts not sorted by island");
     for (int s : {slot_a[k], slot_b[k]}) {
       check(s >= -1 && s < nb, "slot out of range");
-      if (s >= 0) {
-        check(body_island[s] == contact_island[k], "contact and body in different islands");
-        ++count[s + 1];
-      }
+      if (s >= 0) check(body_island[s] == i, "contact and body in different islands");
     }
     check(slot_a[k] >= 0 || slot_b[k] >= 0, "contact without a dynamic body");
-  }
+  });
+  parallel_for(nb, [&](int s) {
+    const int i = body_island[s];
+    check(i >= 0 && i < ni && in(island_body_begin, i, s), "bodies not sorted by island");
+  });
+
+  // Each body's contacts in increasing k, so that each body sums its contacts in a fixed order. Each
+  // part owns a range of bodies and scans all contacts for its own: no atomics, the same lists
+  // whatever the number of parts.
+  const int parts = nc < kParallelThreshold ? 1 : omp_get_max_threads();
+  const auto part_range = [&](int t) { return std::pair<int, int>(int(long(nb) * t / parts), int(long(nb) * (t + 1) / parts)); };
   incidence_begin.assign(nb + 1, 0);
-  for (int s = 0; s < nb; ++s) incidence_begin[s + 1] = incidence_begin[s] + count[s + 1];
-  incidence.assign(incidence_begin[nb], 0);
-  std::vector<int> fill(incidence_begin.begin(), incidence_begin.end() - 1);
-  for (int k = 0; k < nc; ++k) {  // increasing k: each body sums its contacts in a fixed order
-    if (slot_a[k] >= 0) incidence[fill[slot_a[k]]++] = 2 * k;
-    if (slot_b[k] >= 0) incidence[fill[slot_b[k]]++] = 2 * k + 1;
-  }
+  parallel_for(parts, [&](int t) {
+    const auto [lo, hi] = part_range(t);
+    for (int k = 0; k < nc; ++k)
+      for (int s : {slot_a[k], slot_b[k]})
+        if (s >= lo && s < hi) ++incidence_begin[s + 1];
+  }, (long long)(nc) * parts);
+  for (int s = 0; s < nb; ++s) incidence_begin[s + 1] += incidence_begin[s];
+  incidence.resize(incidence_begin[nb]);
+  parallel_for(parts, [&](int t) {
+    const auto [lo, hi] = part_range(t);
+    std::vector<int> fill(incidence_begin.begin() + lo, incidence_begin.begin() + hi);
+    for (int k = 0; k < nc; ++k) {
+      if (slot_a[k] >= lo && slot_a[k] < hi) incidence[fill[slot_a[k] - lo]++] = 2 * k;
+      if (slot_b[k] >= lo && slot_b[k] < hi) incidence[fill[slot_b[k] - lo]++] = 2 * k + 1;
+    }
+  }, (long long)(nc) * parts);
   lipschitz_hint_contact.resize(ni, 0.0);
   lipschitz_hint_friction.resize(ni, 0.0);
 }

@@ -169,10 +169,10 @@ void build_contact_problem(const Bodies& bodies, const Contacts& contacts, const
   assemble_problem(bodies, contacts, islands, v_pred, w_pred, solver, settings, source, p);
 }
 
-std::vector<WarmStartCache::Entry> warm_start_entries(const Contacts& contacts, const std::vector<int>& source,
-                                                      const ContactProblem& problem, const SolveResult& result) {
+void warm_start_entries(const Contacts& contacts, const std::vector<int>& source, const ContactProblem& problem,
+                        const SolveResult& result, std::vector<WarmStartCache::Entry>& entries) {
   const ProblemView<double> p = problem.view();
-  std::vector<WarmStartCache::Entry> entries(problem.num_contacts());
+  entries.resize(problem.num_contacts());
   parallel_for(problem.num_contacts(), [&](int j) {
     int k = source[j], i = problem.contact_island[j];
     double b1, b2;
@@ -188,7 +188,6 @@ std::vector<WarmStartCache::Entry> warm_start_entries(const Contacts& contacts, 
                                        result.lipschitz_contact[i],
                                        result.lipschitz_friction[i]};
   });
-  return entries;
 }
 
 }  // namespace stagger

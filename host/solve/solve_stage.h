@@ -40,8 +40,9 @@ void build_contact_problem(const Bodies& bodies, const Contacts& contacts, const
                            const SolverSettings& solver, const ProblemSettings& settings, const WarmStartCache* warm,
                            ContactProblem& problem, std::vector<int>& source);
 
-// What the next step's warm start needs from this step's solution.
-std::vector<WarmStartCache::Entry> warm_start_entries(const Contacts& contacts, const std::vector<int>& source,
-                                                      const ContactProblem& problem, const SolveResult& result);
+// What the next step's warm start needs from this step's solution, written into `entries` (resized;
+// its storage is reused from step to step: see WarmStartCache::exchange).
+void warm_start_entries(const Contacts& contacts, const std::vector<int>& source, const ContactProblem& problem,
+                        const SolveResult& result, std::vector<WarmStartCache::Entry>& entries);
 
 }  // namespace stagger

@@ -27,6 +27,8 @@ class WarmStartCache {
 
   // Replaces the cache by this step's entries.
   void assign(std::vector<Entry> entries);
+  // The same, and hands the previous entries back in `entries`, whose storage the caller reuses.
+  void exchange(std::vector<Entry>& entries);
   // The previous contact of pair (a, b) with this feature, else the nearest one within max_distance.
   // hint: where the pair's entries may be (the same index last step): when right, the lookup reads
   // the entries in order instead of probing the table at random (a resting bed's contacts keep their
@@ -42,11 +44,14 @@ class WarmStartCache {
  private:
   // Where each body pair's entries begin: an open-addressing table of (pair, first entry) with at
   // least twice as many slots as pairs, so that find() costs one probe or two instead of a binary
-  // search whose every step misses the cache (the lookups were 4% of the demo bed's step).
+  // search whose every step misses the cache (the lookups were 4% of the demo bed's step). Filled in
+  // parallel: where a pair lands depends on the threads' timing, what find() answers does not.
   struct Slot {
-    std::uint64_t pair;
-    int first;  // -1: empty
+    std::uint64_t pair;  // kEmpty: empty
+    int first;
   };
+  // No contact has a = b = -1 (a contact has a body), so this key is free to mark an empty slot.
+  static constexpr std::uint64_t kEmpty = ~std::uint64_t(0);
   bool index_pairs();     // false (and incomplete) when some pair's entries are not together
   void sort_and_index();  // entries_ sorted by pair, feature and position, then indexed
   std::vector<Entry> entries_;

@@ -1,6 +1,6 @@
 // Contact islands (SOLVER.md step 3): connected components of dynamic bodies linked by contacts.
-// Fixed and kinematic bodies never join two islands. Built on the host by design: union-find is
-// sequential and cheap next to the solve.
+// Fixed and kinematic bodies never join two islands. Built on the host by design (a union-find,
+// shared by the host's threads).
 #pragma once
 
 #include <vector>

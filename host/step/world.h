@@ -136,6 +136,7 @@ class World {
   void solve();
   void integrate();
   void report(const StepQuality& quality);
+  void keep_warm_start();  // this step's impulses into the warm-start cache
   void sync_bodies() const;
   void rebuild_resident_step();
 
@@ -160,6 +161,7 @@ class World {
   BatchedSolver batched_;
   std::unique_ptr<ResidentStep> resident_;  // SolverBackend::cuda, or WorldOptions::resident
   WarmStartCache warm_;
+  std::vector<WarmStartCache::Entry> warm_spare_;  // storage for the next step's entries (keep_warm_start)
 
   StepReport report_;
   std::array<double, kStageCount> stage_seconds_{};
