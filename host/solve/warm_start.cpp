@@ -61,7 +61,9 @@ bool WarmStartCache::index_pairs() {
   std::size_t slots = 16;
   while (slots < 2 * entries_.size()) slots *= 2;
   slots_.resize(slots);
-  parallel_for(int(slots), [&](int s) { slots_[s] = Slot{kEmpty, -1}; });
+  // Threads only where the entries are many: the slots are cheap to clear, and a parallel region
+  // for a 2,048-slot table cost more than the clearing on the 16-core GPU host.
+  parallel_for(int(slots), [&](int s) { slots_[s] = Slot{kEmpty, -1}; }, (long long)(entries_.size()));
   const std::size_t mask = slots - 1;
   std::atomic<bool> split{false};
   parallel_for(int(entries_.size()), [&](int i) {
