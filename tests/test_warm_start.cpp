@@ -5,6 +5,8 @@
 // entry is found.
 #include <catch2/catch.hpp>
 
+#include <omp.h>
+
 #include <algorithm>
 #include <random>
 #include <vector>
@@ -39,10 +41,16 @@ const WarmStartCache::Entry* find_directly(const std::vector<WarmStartCache::Ent
 TEST_CASE("warm start: the pair index finds the entry the matching rule names", "[warm_start]") {
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
+  // Eight threads, also on two cores: the large caches fill their pair index concurrently.
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(8);
+  WarmStartCache reused;  // takes each trial's entries by exchange: a table that grows and shrinks
   for (int trial = 0; trial < 40; ++trial) {
-    // Few bodies, so that pairs repeat (several contacts per pair) and many pairs collide in the table.
-    const int bodies = 2 + trial % 30;
-    const int n = int(unit(rng) * 400);
+    // Few bodies, so that pairs repeat (several contacts per pair) and many pairs collide in the
+    // table; every fifth cache large (thousands of pairs, indexed on the threads).
+    const bool large = trial % 5 == 4;
+    const int bodies = large ? 150 : 2 + trial % 30;
+    const int n = int(unit(rng) * (large ? 8000 : 400));
     std::uniform_int_distribution<int> body(0, bodies - 1), feature(0, 3);
     std::vector<WarmStartCache::Entry> entries;
     for (int i = 0; i < n; ++i) {
@@ -87,6 +95,9 @@ TEST_CASE("warm start: the pair index finds the entry the matching rule names", 
     as_they_come.assign(grouped);
     REQUIRE(as_they_come.entries().size() == grouped.size());
     for (std::size_t i = 0; i < grouped.size(); ++i) REQUIRE(as_they_come.entries()[i].alpha == grouped[i].alpha);
+    std::vector<WarmStartCache::Entry> handed = grouped;
+    reused.exchange(handed);
+    REQUIRE(reused.entries().size() == grouped.size());
     for (int q = 0; q < 300; ++q) {
       int a = body(rng), b = body(rng);
       if (a > b) std::swap(a, b);
@@ -95,6 +106,7 @@ TEST_CASE("warm start: the pair index finds the entry the matching rule names", 
       const double max_distance = 0.5 * unit(rng);
       const WarmStartCache::Entry* expected = find_directly(sorted, a, b, f, point, max_distance);
       REQUIRE(same(as_they_come.find(a, b, f, point, max_distance), expected));
+      REQUIRE(same(reused.find(a, b, f, point, max_distance), expected));
       // A hint, right or wrong, does not change the answer.
       const int n_entries = int(grouped.size());
       for (int hint : {q % (n_entries + 1), n_entries + 3, -1})
@@ -127,6 +139,7 @@ TEST_CASE("warm start: the pair index finds the entry the matching rule names", 
     REQUIRE(e != nullptr);
     CHECK(e->feature == 2);
   }
+  omp_set_num_threads(threads);
   WarmStartCache empty;
   CHECK(empty.find(0, 1, 0, Vec3d{0, 0, 0}, 1.0) == nullptr);
 }

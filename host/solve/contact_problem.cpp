@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <cassert>
 #include <cmath>
 #include <stdexcept>
 #include <utility>
@@ -47,6 +48,8 @@ void ContactProblem::finalize_structure() {
   const int nc = num_contacts(), nb = num_bodies(), ni = num_islands();
   check(slot_b.size() == size_t(nc) && contact_island.size() == size_t(nc), "contact arrays differ in size");
   check(island_body_begin.size() == island_contact_begin.size(), "island offsets differ in size");
+  check(!island_contact_begin.empty(), "no island offsets");
+  assert(!in_team());  // its serial parts would run on every thread of a team
   check(island_contact_begin.front() == 0 && island_body_begin.front() == 0, "island offsets do not start at 0");
   check(island_contact_begin.back() == nc && island_body_begin.back() == nb, "island offsets do not cover");
   check(alpha_warm.empty() || alpha_warm.size() == size_t(nc), "alpha_warm size");

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cassert>
 
 #include "kernels/mix_key.h"
 #include "step/parallel.h"
@@ -56,6 +57,8 @@ void WarmStartCache::restore(std::vector<Entry> entries) {
 }
 
 bool WarmStartCache::index_pairs() {
+  assert(!in_team());  // its serial parts would run on every thread of a team
+  static_assert(alignof(Slot) >= std::atomic_ref<std::uint64_t>::required_alignment);
   // In parallel (it was 25 ms a step for 309k contacts on 2 cores, serial, every insertion a cache
   // miss): a slot is claimed by compare-and-swap on its key.
   std::size_t slots = 16;
@@ -69,6 +72,7 @@ bool WarmStartCache::index_pairs() {
   parallel_for(int(entries_.size()), [&](int i) {
     const std::uint64_t key = pair_key(entries_[i].a, entries_[i].b);
     if (i > 0 && pair_key(entries_[i - 1].a, entries_[i - 1].b) == key) return;  // not the pair's first
+    if (key == kEmpty) return;  // no body (a hand-made state): never looked up, never indexed
     for (std::size_t s = mix_key(key) & mask;; s = (s + 1) & mask) {
       std::uint64_t seen = kEmpty;
       if (std::atomic_ref<std::uint64_t>(slots_[s].pair).compare_exchange_strong(seen, key, std::memory_order_relaxed)) {
