@@ -17,7 +17,7 @@
 # DEADLINE (seconds, default 540) bounds the whole script: each stage's time limit is cut to what is
 # left, stages past it are skipped, and the logs are packed before the call's own limit kills
 # anything. Stages, named on the command line (default: all, in this order of priority):
-#   build tests sanitize cuda iteration bunny launch profile cpu scaling
+#   build tests sanitize cuda iteration bunny launch float profile cpu scaling
 # and, named alone, cuda_tests: the [cuda] tests in both shapes without the rest of the suite (a
 # short check after a change to the CUDA backend, before its benchmarks).
 # ctest runs on the host's cores beside the sanitizers (neither is timed); its GPU tests run one at a
@@ -52,11 +52,14 @@ limit() {
   [ "$left" -lt 10 ] && { echo 1; return; }
   echo $(( $1 < left ? $1 : left ))
 }
-stages="${*:-build tests sanitize cuda iteration bunny launch profile cpu scaling}"
+stages="${*:-build tests sanitize cuda iteration bunny launch float profile cpu scaling}"
 want() { [[ " $stages " == *" $1 "* ]] || return 1; [ "$(limit 100)" -gt 1 ] || { log "$1"; skip "deadline"; return 1; }; }
 build="${BUILD:-build-gpu}"
 gpu=0
 nvidia-smi -L > /dev/null 2>&1 && gpu=1
+# Where this GPU's figures go (as bench/run_cuda.sh names it): bench/results/<gpu>_cuda.
+gpu_dir="bench/results/${MACHINE:-$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 |
+  grep -oiE 'h100|h200|a100|l40s|[a-z]+[0-9]+' | head -1 | tr 'A-Z' 'a-z')}_cuda"
 export PATH="$PATH:/usr/local/cuda/bin"
 log "device"
 { nvidia-smi; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv; nproc; lscpu | grep "Model name"; } > "$out/device.txt" 2>&1
@@ -167,7 +170,7 @@ if [ -n "$ctest_pid" ]; then
 fi
 
 if [ $gpu = 0 ]; then
-  for stage in cuda iteration bunny launch profile cpu scaling; do
+  for stage in cuda iteration bunny launch float profile cpu scaling; do
     [[ " $stages " == *" $stage "* ]] && log "$stage" && skip "no GPU (these stages measure the GPU machine)"
   done
   log "done (dry run without a GPU)"
@@ -192,7 +195,6 @@ fi
 
 if want bunny; then
   log "benchmark: the 2,000-bunny drop's first steps on the CUDA backend"
-  gpu_dir="bench/results/${MACHINE:-$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -oiE 'h100|h200|a100|l40s|[a-z]+[0-9]+' | head -1 | tr 'A-Z' 'a-z')}_cuda"
   mkdir -p "$gpu_dir"
   timeout "$(limit 45)" "$build/stagger_bench" --scene scenes/bunny_drop_2000.json --steps 200 --backend cuda \
     --out "$gpu_dir/bunny.csv" 2>&1 | tail -2 | cut -d, -f7,9,10,12,13,16,20,24,32,33 | tee -a "$out/session.log"
@@ -208,6 +210,17 @@ if want launch; then
         awk '/^hash/ {h = $3} /steps\/s/ {match($0, /[0-9.]+ steps\/s/); r = substr($0, RSTART, RLENGTH)} END {print r, "hash", h}')
       say "$(basename "$1") $2 steps, $variant: $line"
     done
+  done
+fi
+
+if want float; then
+  log "float on the GPU: the resting 100k bed and the 10k pour in single precision (float.csv; double in spheres.csv)"
+  # Float halves the bytes the memory-bound iteration moves; on the CPU it was slower (docs/backends.md).
+  mkdir -p "$gpu_dir"
+  for scene in "bench/scenes/spheres_resting_100k.json 20" "bench/scenes/spheres_pile_10k.json 150"; do
+    set -- $scene
+    timeout "$(limit 40)" "$build/stagger_bench" --scene "$1" --steps "$2" --backend cuda --precision float \
+      --out "$gpu_dir/float.csv" 2>&1 | tail -1 | cut -d, -f7,9,13,19,24,27,31 | tee -a "$out/session.log"
   done
 fi
 
