@@ -58,8 +58,7 @@ build="${BUILD:-build-gpu}"
 gpu=0
 nvidia-smi -L > /dev/null 2>&1 && gpu=1
 # Where this GPU's figures go (as bench/run_cuda.sh names it): bench/results/<gpu>_cuda.
-gpu_dir="bench/results/${MACHINE:-$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 |
-  grep -oiE 'h100|h200|a100|l40s|[a-z]+[0-9]+' | head -1 | tr 'A-Z' 'a-z')}_cuda"
+gpu_dir="bench/results/${MACHINE:-$(bench/gpu_name.sh)}_cuda"
 export PATH="$PATH:/usr/local/cuda/bin"
 log "device"
 { nvidia-smi; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv; nproc; lscpu | grep "Model name"; } > "$out/device.txt" 2>&1
@@ -70,7 +69,7 @@ mkdir -p "$libs"
 export LD_LIBRARY_PATH="$libs:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 # The pack only on a machine without the build it came from: a dry run here with BUILD=build must
 # not replace the build directory by the pack's copy of it (it did once).
-if [ -e .gpu/prebuilt.tgz ] && [ ! -e "$build/CMakeCache.txt" ] && [ ! -e "$(tar -xzOf .gpu/prebuilt.tgz build_dir 2>/dev/null)/CMakeCache.txt" ]; then
+if [ -e .gpu/prebuilt.tgz ] && [ ! -e "$(tar -xzOf .gpu/prebuilt.tgz build_dir 2>/dev/null)/CMakeCache.txt" ]; then
   log "unpack the prebuilt programs (.gpu/prebuilt.tgz)"
   rm -rf .gpu/x && mkdir -p .gpu/x && tar -xzf .gpu/prebuilt.tgz -C .gpu/x
   build=$(cat .gpu/x/build_dir)

@@ -6,7 +6,7 @@
 # (default: the GPU's name, e.g. h100_cuda).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-gpu="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | grep -oiE 'h100|h200|a100|l40s|[a-z]+[0-9]+' | head -1 | tr 'A-Z' 'a-z')"
+gpu="$(bench/gpu_name.sh)"
 machine="${MACHINE:-${gpu:-gpu}}"
 out="bench/results/${machine}_cuda"
 rm -rf "$out/spheres.csv" "$out/series"  # the driver appends: start this machine's results afresh
