@@ -129,6 +129,7 @@ TEST_CASE("the impulses a step applied solve its exported FCLIB problem", "[fcli
   // contact) and the sign conventions must agree for the error to be below the scene's tolerance.
   World world = stepped_stack(5);
   const ContactProblem& problem = world.problem();
+  REQUIRE(problem.num_islands() > 0);  // the checks below are per island
   for (int i = 0; i < problem.num_islands(); ++i) {
     LocalProblem lp = local_problem(problem, i);
     const int c0 = problem.island_contact_begin[i];
