@@ -66,12 +66,19 @@ STAGGER_HD STAGGER_INLINE T island_error_scale(T b2, int rows) {
 }
 
 // |b_k|^2: the free velocity rows (impulses zero), whose norm scales the island's errors (a compliant
-// normal row weighted by compliant_normal_weight, kernels/delassus.h).
+// normal row weighted by compliant_normal_weight, kernels/delassus.h). With `clip_speculative`, a
+// speculative contact (c < 0: a gap the step may close) adds only the part of its free velocity that
+// would close more than its gap, since -c = gap / h is no velocity of the bodies: with the envelope
+// of a resting hexagonal pyramid's mesh (5% of its size) such rows made |b| a thousand times the
+// bodies' speeds, and a relative error of 8e-5 let it sink 1.4 mm/s. Structured islands clip; granular
+// ones do not (scene.h, granular_island, says why).
 template <class P, class T = typename P::Real>
-STAGGER_HD STAGGER_INLINE T free_velocity_norm2(const P& p, int k, Vec3<T> vel_free) {
+STAGGER_HD STAGGER_INLINE T free_velocity_norm2(const P& p, int k, Vec3<T> vel_free, bool clip_speculative) {
   T vt[P::kFrictionCapacity];
   friction_rows(p, add_tangential_spring(p, k, vel_free, T(0), T(0)), vt);
-  T r = square(compliant_normal_weight(p, k) * (vel_free.x - p.rhs[k]));
+  T normal = vel_free.x - p.rhs[k];
+  if (clip_speculative && p.rhs[k] < T(0)) normal = min_of(normal, T(0));
+  T r = square(compliant_normal_weight(p, k) * normal);
   for (int j = 0; j < p.friction_dims; ++j) r += square(vt[j]);
   return r;
 }

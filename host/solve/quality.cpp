@@ -34,8 +34,10 @@ struct NaturalMapTerms {
   double residual2, free2;
 };
 NaturalMapTerms natural_map_terms(const ProblemView<double>& p, int k, const SolveResult& result, Vec3d velocity) {
+  const int i = p.contact_island[k];
+  const bool clip = error_scale_clips_gaps(p.island_contact_begin[i + 1] - p.island_contact_begin[i]);
   return {natural_map_residual2(p, k, result.alpha.data(), result.beta.data(), velocity, /*coulomb=*/true),
-          free_velocity_norm2(p, k, contact_velocity(p, k, p.v_pred, p.w_pred))};
+          free_velocity_norm2(p, k, contact_velocity(p, k, p.v_pred, p.w_pred), clip)};
 }
 
 // The largest island error from the contacts' terms.

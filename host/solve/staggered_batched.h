@@ -821,9 +821,14 @@ struct StaggeredBatched {
   void island_scales() {
     const ProblemView<T> p = p_;
     const int nt = nt_;
+    const int clip_up_to = kGranularIslandContacts;  // error_scale_clips_gaps (host/scene/scene.h)
     block_reduce(
         all_,
-        [=] STAGGER_HD(int k) { return free_velocity_norm2(p, k, contact_velocity(p, k, p.v_pred, p.w_pred)); },
+        [=] STAGGER_HD(int k) {
+          const int i = p.contact_island[k];
+          const bool clip = p.island_contact_begin[i + 1] - p.island_contact_begin[i] <= clip_up_to;
+          return free_velocity_norm2(p, k, contact_velocity(p, k, p.v_pred, p.w_pred), clip);
+        },
         SumOp{}, T(0), block_value_);
     island_reduce(all_, block_value_, SumOp{}, T(0), island_value_);
     const T* sum = ptr(island_value_);

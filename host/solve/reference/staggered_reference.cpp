@@ -36,11 +36,19 @@ struct IslandProblem {
   // Weights of the normal rows in |b|: W_nn / (W_nn + epsilon) of a compliant contact, else 1
   // (kernels/delassus.h, compliant_normal_weight, says why).
   VectorXd wn;
+  // Per contact, whether it is speculative (c < 0): in a structured island its normal row adds to
+  // |b| only where the free velocity would close more than its gap (kernels/natural_map.h,
+  // free_velocity_norm2; host/scene/scene.h, error_scale_clips_gaps). Empty: none left out (granular
+  // islands, and an FCLIB problem's q, which keeps FCLIB's own measure).
+  std::vector<char> speculative;
   double scale = 1;           // 1 / max(|b|, b_floor)
 };
 
 void set_scale(IslandProblem& ip) {
-  double bnorm = std::sqrt(ip.bn.cwiseProduct(ip.wn).squaredNorm() + ip.bt.squaredNorm());
+  VectorXd bn = ip.bn;
+  for (int k = 0; k < int(ip.speculative.size()); ++k)
+    if (ip.speculative[k]) bn[k] = std::min(bn[k], 0.0);
+  double bnorm = std::sqrt(bn.cwiseProduct(ip.wn).squaredNorm() + ip.bt.squaredNorm());
   ip.scale = 1.0 / std::max(bnorm, kFreeVelocityFloor * std::sqrt(double(ip.nc * (1 + ip.nt))));
 }
 
@@ -85,6 +93,7 @@ IslandProblem assemble(const ContactProblem& p, int island) {
     int local = k - c0;
     add_row(tn, local, k, p.normal[k]);
     ip.bn[local] = dot(p.normal[k], p.w_known[k]) - p.rhs[k];
+    if (error_scale_clips_gaps(c1 - c0)) ip.speculative.push_back(p.rhs[k] < 0);
     for (int j = 0; j < nt; ++j) {
       add_row(tt, local * nt + j, k, direction(k, j));
       ip.bt[local * nt + j] = dot(direction(k, j), p.w_known[k]);
