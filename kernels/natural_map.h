@@ -71,8 +71,7 @@ STAGGER_HD STAGGER_INLINE T island_error_scale(T b2, int rows) {
 // would close more than its gap, since -c = gap / h is no velocity of the bodies: with the envelope
 // of a resting hexagonal pyramid's mesh (5% of its size) such rows made |b| a thousand times the
 // bodies' speeds, and a relative error of 8e-5 let it sink 1.4 mm/s. Structured islands clip; granular
-// ones do not (host/scene/scene.h, error_scale_clips_gaps, says why; the batched backend's
-// island_scales tests the same island size on the device).
+// ones do not (host/scene/scene.h, error_scale_clips_gaps, says why).
 template <class P, class T = typename P::Real>
 STAGGER_HD STAGGER_INLINE T free_velocity_norm2(const P& p, int k, Vec3<T> vel_free, bool clip_speculative) {
   T vt[P::kFrictionCapacity];

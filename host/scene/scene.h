@@ -90,7 +90,7 @@ struct SolverSettings {
 // spheres; smaller islands (structures, the analytic cases) get Staggered Projections and 1e-4.
 constexpr int kGranularIslandContacts = 256;
 constexpr double kGranularTolerance = 3e-3;
-inline bool granular_island(int contacts) { return contacts > kGranularIslandContacts; }
+STAGGER_HD inline bool granular_island(int contacts) { return contacts > kGranularIslandContacts; }
 // Whether an island's error scale |b| leaves out what speculative contacts' gaps add to it
 // (kernels/natural_map.h, free_velocity_norm2): structured islands do, so that their tolerance is
 // relative to the bodies' own velocities whatever the contact envelope (a resting hexagonal
@@ -100,7 +100,8 @@ inline bool granular_island(int contacts) { return contacts > kGranularIslandCon
 // them out made the 1k pour take 2.5 times the APGD iterations at kGranularTolerance for overlaps
 // 4 times smaller, and 1.3 times at 1e-2 for the same overlaps (2026-11-27, bench/ab.sh): speculative
 // contacts abound where a pour is loose, so the gaps loosen its tolerance where little is at stake.
-inline bool error_scale_clips_gaps(int contacts) { return !granular_island(contacts); }
+// (STAGGER_HD: the batched backend's island_scales asks it per contact, on the device too.)
+STAGGER_HD inline bool error_scale_clips_gaps(int contacts) { return !granular_island(contacts); }
 
 // The settings an island of `contacts` contacts is solved with: "auto" resolved, and the endgame of
 // its inner tolerances (inner_tolerance_for): once the outer error is near the tolerance, a fraction

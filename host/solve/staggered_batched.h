@@ -821,12 +821,11 @@ struct StaggeredBatched {
   void island_scales() {
     const ProblemView<T> p = p_;
     const int nt = nt_;
-    const int clip_up_to = kGranularIslandContacts;  // error_scale_clips_gaps (host/scene/scene.h)
     block_reduce(
         all_,
         [=] STAGGER_HD(int k) {
           const int i = p.contact_island[k];
-          const bool clip = p.island_contact_begin[i + 1] - p.island_contact_begin[i] <= clip_up_to;
+          const bool clip = error_scale_clips_gaps(p.island_contact_begin[i + 1] - p.island_contact_begin[i]);
           return free_velocity_norm2(p, k, contact_velocity(p, k, p.v_pred, p.w_pred), clip);
         },
         SumOp{}, T(0), block_value_);
