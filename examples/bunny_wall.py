@@ -6,7 +6,7 @@ seconds, then back.
     PYTHONPATH=build/python python3 examples/bunny_wall.py [--duration 3.5] [--push 0.08]
 
 Writes VTK frames for ParaView (out/examples/bunny_wall/frames/*.pvd), and bunny_wall.csv (time, wall
-position, highest bunny) with its plot bunny_wall.png.
+position, highest bunny, the bunnies' centres nearest the box's sides) with its plot bunny_wall.png.
 """
 import argparse
 import math
@@ -56,11 +56,14 @@ def main():
         v = wall_speed(world.time + 0.5 * every * scene.time_step, args.push_start, args.push, args.push_time)
         world.set_motion(wall, "constant_velocity", velocity=(-v, 0, 0))  # the wall at x = 0.34 m moves in along -x
         world.step(min(every, scene.steps - world.step_count))
-        rows.append((world.time, world.positions[wall, 0], world.positions[bunnies, 2].max()))
+        x = world.positions[bunnies]
+        rows.append((world.time, world.positions[wall, 0], x[:, 2].max(), x[:, 0].max(), x[:, 0].min(), x[:, 1].min(),
+                     x[:, 1].max(), x[:, 2].min()))
     world.finish()
 
     table = out / "bunny_wall.csv"
-    table.write_text("time_s,wall_x_m,highest_bunny_m\n" + "".join(f"{t:.4f},{x:.6f},{z:.6f}\n" for t, x, z in rows))
+    table.write_text("time_s,wall_x_m,highest_bunny_m,max_bunny_x_m,min_bunny_x_m,min_bunny_y_m,max_bunny_y_m,"
+                     "lowest_bunny_m\n" + "".join(",".join(f"{v:.6f}" for v in row) + "\n" for row in rows))
     print(f"wall from {rows[0][1]:.3f} m to {min(r[1] for r in rows):.3f} m and back to {rows[-1][1]:.3f} m; "
           f"highest bunny {max(r[2] for r in rows):.3f} m; frames in {out / 'bunny_wall' / 'frames'}")
     if shutil.which("gnuplot"):

@@ -42,12 +42,21 @@ def main():
     world = stagger.World(scene)
     world.step(scene.steps)
     dynamic = world.dynamic
-    forces = []
+    weight = world.masses[dynamic].sum() * 9.81  # N
+    forces, carried, by_walls = [], [], []
     for _ in range(args.samples):
         world.step()
         c = world.contacts()
         between_beads = dynamic[c["body_a"]] & dynamic[c["body_b"]]
         forces.append(c["normal_impulse"][between_beads] / scene.time_step)  # N
+        # What the container pushes up on the bed: at rest, its weight (the walls' share by friction).
+        on_a = c["normal_impulse"][:, None] * c["normal"] + c["friction_impulse"]
+        sign = np.where(dynamic[c["body_a"]], 1.0, -1.0)  # the impulse on the bead, whichever side it is
+        container = dynamic[c["body_a"]] != dynamic[c["body_b"]]
+        up = sign[container] * on_a[container, 2] / scene.time_step
+        floor = c["normal"][container, 2] ** 2 > 0.5
+        carried.append(up.sum())
+        by_walls.append(up[~floor].sum())
     f = np.concatenate(forces)
     f = f[f > 0]
     x = f / f.mean()
@@ -57,6 +66,8 @@ def main():
     slope, intercept = np.polyfit(centres[tail], np.log(density[tail]), 1)
     print(f"{len(f)} bead-bead contact forces over {args.samples} steps, mean {f.mean():.3g} N; "
           f"tail above the mean: P(f) ~ exp(-{-slope:.2f} f/<f>)")
+    print(f"the container carries {100 * np.mean(carried) / weight:.1f}% of the bed's weight ({weight:.3g} N), "
+          f"the walls {100 * np.mean(by_walls) / weight:.1f}% of it by friction")
 
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

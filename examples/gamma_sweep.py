@@ -43,11 +43,13 @@ def run(job):
     world = stagger.World(scene, backend="cpu", threads=1)
     intruder = world.body_index("intruder")
     z0 = world.positions[intruder, 2]
-    # Sampled once per cycle, at the same phase of the container's motion.
-    rows, per_cycle = [(gamma, seed, 0.0, 0.0)], round(1 / (frequency * scene.time_step))
-    while world.step_count + per_cycle <= scene.steps:
-        world.step(per_cycle)
-        rows.append((gamma, seed, world.time * frequency, world.positions[intruder, 2] - z0))
+    # Sampled once per cycle, at the same phase of the container's motion: the step nearest the end of
+    # cycle k (a period need not be a whole number of steps: 142.86 at 7 Hz and 1 ms).
+    rows, cycle = [(gamma, seed, 0, 0.0)], 1
+    while (end := round(cycle / (frequency * scene.time_step))) <= scene.steps:
+        world.step(end - world.step_count)
+        rows.append((gamma, seed, cycle, world.positions[intruder, 2] - z0))
+        cycle += 1
     return rows
 
 

@@ -208,6 +208,13 @@ fails (the world is then back at its last good state).)")
             return a;
           },
           "Which bodies are dynamic (bool array).")
+      .def_property_readonly(
+          "masses", [](const World& w) {
+            py::array_t<double> a(w.body_count());
+            for (std::size_t i = 0; i < w.body_count(); ++i) a.mutable_at(i) = w.mass(int(i));
+            return a;
+          },
+          "Body masses, kg (0 for fixed and kinematic bodies).")
       .def_property_readonly("positions", state_property<&World::positions, 3>(),
       "Body positions, m: an (n, 3) read-only view, valid until the next step.")
       .def_property_readonly("orientations", state_property<&World::orientations, 4>(),

@@ -327,6 +327,11 @@ bool World::is_dynamic(int body) const {
   check_body(*impl_, body);
   return impl_->bodies().is_dynamic(body);
 }
+double World::mass(int body) const {
+  check_body(*impl_, body);
+  const double inv_mass = impl_->bodies().inv_mass[body];
+  return inv_mass > 0 ? 1.0 / inv_mass : 0.0;
+}
 
 // Vec3d and Quatd are plain structs of doubles, so the arrays are n x 3 and n x 4 doubles.
 static_assert(sizeof(Vec3d) == 3 * sizeof(double) && sizeof(Quatd) == 4 * sizeof(double));

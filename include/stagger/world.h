@@ -85,6 +85,7 @@ class World {
   const std::vector<std::string>& body_ids() const;
   int body_index(const std::string& id) const;  // -1 if there is none
   bool is_dynamic(int body) const;
+  double mass(int body) const;  // kg; 0 for fixed and kinematic bodies
   // Body state as n x 3 (n x 4 for orientations: w, x, y, z) contiguous doubles, row-major. Valid
   // until the next step() or set_body_state(); copy what must outlive them.
   const double* positions() const;

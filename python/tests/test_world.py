@@ -83,6 +83,7 @@ def test_contact_impulses_carry_the_weight(scenes):
     on_ball = np.where(c["body_a"] == ball, 1.0, -1.0)
     lift = np.sum(on_ball * c["normal_impulse"] * c["normal"][:, 2])
     assert lift == pytest.approx(2.0 * G * 0.001, rel=1e-6)  # m g h per step
+    assert world.masses[ball] == 2.0 and world.masses[world.body_index("ground")] == 0.0
     assert np.all(np.abs(c["friction_impulse"]) < 1e-12)
     assert set(c) == {"body_a", "body_b", "point", "normal", "normal_impulse", "friction_impulse", "gap"}
     report = world.last_step
