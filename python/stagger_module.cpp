@@ -76,6 +76,14 @@ py::array plain_array(const std::vector<T>& v) {
   return py::array_t<T>(v.size(), v.data());
 }
 
+// One value per body, in the scene's order, as an (n,) array.
+template <class T, class F>
+py::array_t<T> per_body(const World& w, F value) {
+  py::array_t<T> a(w.body_count());
+  for (std::size_t i = 0; i < w.body_count(); ++i) a.mutable_at(i) = value(int(i));
+  return a;
+}
+
 // n steps with the GIL released during each; Ctrl-C (a pending signal) raises between two steps.
 void step_releasing_gil(World& w, long long n) {
   for (long long i = 0; i < n; ++i) {
@@ -202,18 +210,10 @@ fails (the world is then back at its last good state).)")
       .def_property_readonly("body_ids", &World::body_ids)
       .def("body_index", &World::body_index, py::arg("id"), "The index of the body with this id, or -1.")
       .def_property_readonly(
-          "dynamic", [](const World& w) {
-            py::array_t<bool> a(w.body_count());
-            for (std::size_t i = 0; i < w.body_count(); ++i) a.mutable_at(i) = w.is_dynamic(int(i));
-            return a;
-          },
+          "dynamic", [](const World& w) { return per_body<bool>(w, [&](int i) { return w.is_dynamic(i); }); },
           "Which bodies are dynamic (bool array).")
       .def_property_readonly(
-          "masses", [](const World& w) {
-            py::array_t<double> a(w.body_count());
-            for (std::size_t i = 0; i < w.body_count(); ++i) a.mutable_at(i) = w.mass(int(i));
-            return a;
-          },
+          "masses", [](const World& w) { return per_body<double>(w, [&](int i) { return w.mass(i); }); },
           "Body masses, kg (0 for fixed and kinematic bodies).")
       .def_property_readonly("positions", state_property<&World::positions, 3>(),
       "Body positions, m: an (n, 3) read-only view, valid until the next step.")

@@ -1,7 +1,6 @@
 # The Python examples (examples/*.py), shortened and run as a user would copy them, each checked
 # against the physics it shows rather than only for its exit code.
 import csv
-import math
 import os
 import re
 import subprocess
