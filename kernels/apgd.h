@@ -45,8 +45,9 @@ STAGGER_HD STAGGER_INLINE int buffer_trial(int rotation) { return rotation == 0 
 // Where an island's best point so far is (ApgdIsland::best_at).
 enum class BestAt : int { x = 0, prev = 1, saved = 2 };
 
-// Nesterov's theta at the start of a QP on a granular island (more than kGranularIslandContacts
-// contacts, solved by the Tresca fixed point; island_settings in host/scene/scene.h decides): where a
+// Nesterov's theta at the start of a QP on an island of granular size (more than
+// kGranularIslandContacts contacts, solved by the Tresca fixed point, or a large structure "auto"
+// solves by the staggered loop; island_settings in host/scene/scene.h decides): where a
 // run from a cold start has it after about 17 iterations (momentum about 0.86 from the second
 // iteration on), not 1 (no momentum, then a ramp).
 // Such a QP nearly always starts from a warm start, the previous step's or outer iteration's answer,

@@ -60,6 +60,19 @@ TEST_CASE("a minimal scene gets every default", "[scene]") {
   REQUIRE(inner_tolerance_ratio(granular) == 0.3);
   REQUIRE(granular.inner_tolerance_endgame > 0.0);
   REQUIRE(granular.apgd_momentum_start);
+  // An island of granular size is granular only if its warm start carries friction (1% of its normal
+  // impulses or more); unknown (no warm start) counts as granular.
+  REQUIRE(island_settings(s.solver, kGranularIslandContacts + 1, -1).method == Method::tresca_fixed_point);
+  REQUIRE(island_settings(s.solver, kGranularIslandContacts + 1, 0.3).method == Method::tresca_fixed_point);
+  REQUIRE(island_settings(s.solver, kGranularIslandContacts + 1, kStructureFrictionShare).method ==
+          Method::tresca_fixed_point);
+  const SolverSettings large_structure = island_settings(s.solver, kGranularIslandContacts + 1, 0.001);
+  REQUIRE(large_structure.method == Method::staggered);
+  REQUIRE(large_structure.tolerance == 1e-4);
+  REQUIRE(large_structure.inner_tolerance_endgame == 0.0);
+  REQUIRE(large_structure.apgd_momentum_start);  // large islands start with momentum
+  REQUIRE(island_settings(s.solver, kGranularIslandContacts + 1, 0.0).method == Method::staggered);  // none pushes yet
+  REQUIRE(island_settings(s.solver, 10, 0.5).method == Method::staggered);  // small: a structure whatever it carries
   REQUIRE(s.solver.max_inner_iterations == 300);
   REQUIRE(s.solver.stabilization_speed == 0.1);
   REQUIRE_FALSE(s.solver.contact_envelope.has_value());

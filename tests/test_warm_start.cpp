@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "solve/contact_problem.h"
 #include "solve/warm_start.h"
 
 using namespace stagger;
@@ -142,4 +143,23 @@ TEST_CASE("warm start: the pair index finds the entry the matching rule names", 
   omp_set_num_threads(threads);
   WarmStartCache empty;
   CHECK(empty.find(0, 1, 0, Vec3d{0, 0, 0}, 1.0) == nullptr);
+}
+
+// What "auto" reads to tell a large structure from granular matter (island_settings): per island, the
+// magnitudes of the warm start's friction impulses over its normal impulses.
+TEST_CASE("warm start: the friction share of an island", "[warm_start]") {
+  ContactProblem p;
+  p.set_friction_model(FrictionModel::cone, 8);
+  p.island_contact_begin = {0, 2, 3};
+  REQUIRE(p.warm_friction_share(0) == -1);  // no warm start: unknown
+  p.alpha_warm = {1.0, 3.0, 0.0};
+  p.beta_warm = {0.3, -0.4, 0.0, 0.0, 0.2, 0.0};  // |(0.3, -0.4)| = 0.5; the third contact pushes not
+  REQUIRE(p.warm_friction_share(0) == Approx(0.5 / 4.0));
+  REQUIRE(p.warm_friction_share(1) == 0.0);  // nothing pushes yet
+  // The pyramid's facet impulses are summed as vectors in the tangent plane: opposite facets cancel.
+  p.set_friction_model(FrictionModel::pyramid, 4);  // facets at 90, 180, 270 and 360 degrees
+  p.beta_warm.assign(3 * 4, 0.0);
+  p.beta_warm[0] = p.beta_warm[2] = 0.7;  // +t2 and -t2
+  p.beta_warm[1] = 0.4;                   // -t1
+  REQUIRE(p.warm_friction_share(0) == Approx(0.4 / 4.0));
 }

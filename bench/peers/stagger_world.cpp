@@ -24,7 +24,9 @@ class StaggerWorld : public PeerWorld {
     };
     const std::string large = described(kGranularIslandContacts + 1), small = described(1);
     const std::string methods =
-        large == small ? large : fmt::format("islands > {} contacts {}, others {}", kGranularIslandContacts, large, small);
+        large == small ? large
+                       : fmt::format("islands > {} contacts carrying friction {}, others {}", kGranularIslandContacts,
+                                     large, small);
     return fmt::format("{}: {}, max_outer {}", method_name(s.method), methods, s.max_outer_iterations);
   }
 

@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <stdexcept>
@@ -22,6 +23,24 @@ void ContactProblem::set_friction_model(FrictionModel model, int facets) {
     facet_cos.push_back(std::cos(angle));
     facet_sin.push_back(std::sin(angle));
   }
+}
+
+double ContactProblem::warm_friction_share(int island) const {
+  if (alpha_warm.empty() || beta_warm.empty()) return -1;
+  const int nt = friction_dims;
+  double normal = 0, friction = 0;
+  for (int k = island_contact_begin[island]; k < island_contact_begin[island + 1]; ++k) {
+    normal += std::max(0.0, alpha_warm[k]);
+    const double* b = &beta_warm[size_t(k) * nt];
+    double f1 = 0, f2 = 0;  // the friction impulse in the tangent plane (the pyramid's facets summed)
+    if (pyramid) {
+      for (int j = 0; j < nt; ++j) f1 += b[j] * facet_cos[j], f2 += b[j] * facet_sin[j];
+    } else {
+      f1 = b[0], f2 = b[1];
+    }
+    friction += std::hypot(f1, f2);
+  }
+  return normal > 0 ? friction / normal : 0.0;
 }
 
 namespace {

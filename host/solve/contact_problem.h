@@ -42,6 +42,10 @@ struct ContactProblem {
   std::vector<double> lipschitz_hint_contact, lipschitz_hint_friction;
 
   int num_contacts() const { return int(slot_a.size()); }
+  // The friction island i's warm start carries: the sum of its contacts' friction impulses' magnitudes
+  // over the sum of their normal impulses (a mobilized friction coefficient; 0 when no contact of it
+  // pushes yet), or -1 without a warm start (island_settings, host/scene/scene.h, reads it).
+  double warm_friction_share(int island) const;
   int num_bodies() const { return int(body_island.size()); }
   int num_islands() const { return int(island_contact_begin.size()) - 1; }
 

@@ -778,15 +778,16 @@ struct StaggeredBatched {
     finish_outer_loop();
   }
 
-  // Each island's settings, "auto" resolved by its contact count (island_settings, host/scene/scene.h).
+  // Each island's settings, "auto" resolved by its contact count and the friction its warm start
+  // carries (island_settings, host/scene/scene.h).
   void island_settings_of(const ContactProblem& structure, const SolverSettings& settings) {
     const int ni = structure.num_islands();
     std::vector<T> tolerance(ni), ratio(ni), endgame(ni), start_theta(ni);
     std::vector<int> judged(ni), staggered(ni), tresca(ni);
     any_staggered_ = any_tresca_ = false;
     for (int i = 0; i < ni; ++i) {
-      const SolverSettings s =
-          island_settings(settings, structure.island_contact_begin[i + 1] - structure.island_contact_begin[i]);
+      const SolverSettings s = island_settings(settings, structure.island_contact_begin[i + 1] - structure.island_contact_begin[i],
+                                               structure.warm_friction_share(i));
       tolerance[i] = T(s.tolerance);
       ratio[i] = T(inner_tolerance_ratio(s));
       endgame[i] = T(s.inner_tolerance_endgame);

@@ -470,8 +470,9 @@ IslandSolution solve_relaxed(const IslandProblem& ip, VectorXd alpha, VectorXd b
 
 // One island by the scene's method (or the one "auto" picks for it), from the warm start (alpha, beta).
 IslandSolution solve_island(const IslandProblem& ip, const VectorXd& alpha, const VectorXd& beta,
-                            const SolverSettings& scene_settings, const SolveControls& controls) {
-  const SolverSettings settings = island_settings(scene_settings, ip.nc);
+                            const SolverSettings& scene_settings, double friction_share,
+                            const SolveControls& controls) {
+  const SolverSettings settings = island_settings(scene_settings, ip.nc, friction_share);
   switch (settings.method) {
     case Method::staggered: return solve_staggered(ip, alpha, beta, settings, controls);
     case Method::ccp: return solve_relaxed(ip, alpha, beta, settings, false);
@@ -558,7 +559,7 @@ LocalSolution solve_local(const LocalProblem& lp, const SolverSettings& settings
   const IslandProblem ip = from_local(lp);
   const int nc = ip.nc;
   VectorXd alpha = VectorXd::Zero(nc), beta = VectorXd::Zero(2 * nc);
-  const IslandSolution sol = solve_island(ip, alpha, beta, settings, controls);
+  const IslandSolution sol = solve_island(ip, alpha, beta, settings, -1, controls);  // no warm start: "auto" by size
   LocalSolution out;
   out.r.resize(3 * nc);
   for (int k = 0; k < nc; ++k) {
@@ -603,7 +604,7 @@ SolveResult solve_reference(const ContactProblem& p, const SolverSettings& setti
       for (int j = 0; j < ip.nc * nt; ++j) beta[j] = p.beta_warm[size_t(c0) * nt + j];
     friction_set(ip, alpha)(beta);
 
-    const IslandSolution sol = solve_island(ip, alpha, beta, settings, controls);
+    const IslandSolution sol = solve_island(ip, alpha, beta, settings, p.warm_friction_share(i), controls);
     for (int k = 0; k < ip.nc; ++k) result.alpha[c0 + k] = sol.alpha[k];
     for (int j = 0; j < ip.nc * nt; ++j) result.beta[size_t(c0) * nt + j] = sol.beta[j];
     VectorXd u = ip.up + ip.minv * (Sparse(ip.jn.transpose()) * sol.alpha + Sparse(ip.jt.transpose()) * sol.beta);
