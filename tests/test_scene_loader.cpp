@@ -60,7 +60,7 @@ TEST_CASE("a minimal scene gets every default", "[scene]") {
   REQUIRE(inner_tolerance_ratio(granular) == 0.3);
   REQUIRE(granular.inner_tolerance_endgame > 0.0);
   REQUIRE(granular.apgd_momentum_start);
-  // An island of granular size is granular only if its warm start carries friction (1% of its normal
+  // An island of granular size is granular only if its warm start carries friction (0.3% of its normal
   // impulses or more); unknown (no warm start) counts as granular.
   REQUIRE(island_settings(s.solver, kGranularIslandContacts + 1, -1).method == Method::tresca_fixed_point);
   REQUIRE(island_settings(s.solver, kGranularIslandContacts + 1, 0.3).method == Method::tresca_fixed_point);
