@@ -786,8 +786,11 @@ struct StaggeredBatched {
     std::vector<int> judged(ni), staggered(ni), tresca(ni);
     any_staggered_ = any_tresca_ = false;
     for (int i = 0; i < ni; ++i) {
-      const SolverSettings s = island_settings(settings, structure.island_contact_begin[i + 1] - structure.island_contact_begin[i],
-                                               structure.warm_friction_share(i));
+      const int contacts = structure.island_contact_begin[i + 1] - structure.island_contact_begin[i];
+      // Only a large island's friction share decides anything (granular_matter); the share is a pass
+      // over the island's warm start, so a small island skips it.
+      const double share = granular_island(contacts) ? structure.warm_friction_share(i) : -1.0;
+      const SolverSettings s = island_settings(settings, contacts, share);
       tolerance[i] = T(s.tolerance);
       ratio[i] = T(inner_tolerance_ratio(s));
       endgame[i] = T(s.inner_tolerance_endgame);
