@@ -50,8 +50,9 @@ TEST_CASE("the CUDA backend equals the CPU backends on island problems", "[cuda]
           ContactProblem p = random_problem(seed, shape.islands, shape.bodies, shape.contacts, 0.2, model, 8);
           CudaSolver cuda;
           BatchedSolver cpu;
-          SolveControls same;  // the CUDA backend's algorithm: no polish (CudaExec::kPolish)
+          SolveControls same;  // the CUDA backend's algorithm: no polish, no exact solve (CudaExec::kPolish)
           same.polish = false;
+          same.exact_small_islands = false;
           SolveResult g = cuda.solve(p, tight(method)), c = cpu.solve(p, tight(method), same);
           REQUIRE(g.islands.size() == c.islands.size());
           for (size_t i = 0; i < g.islands.size(); ++i) {
@@ -92,6 +93,7 @@ TEST_CASE("the CUDA backend does not polish: a stalled island runs the outer loo
   const SolverSettings s = tresca_to(1e-8, 1000);
   SolveControls plain = test_controls();
   plain.polish = false;
+  plain.exact_small_islands = false;
   const SolveResult g = CudaSolver{}.solve(p, s);
   const SolveResult c = BatchedSolver{}.solve(p, s, plain);
   REQUIRE(g.islands[0].converged);
@@ -110,7 +112,8 @@ TEST_CASE("the CUDA dense small-island path (cuBLAS products) finds the CPU's im
       ContactProblem p = varied_problem(seed, 40, 20, 0.2, model, 6);
       SolveControls matrix_free;
       matrix_free.dense_max_contacts = 0;
-      matrix_free.polish = false;  // the CUDA backend has none (CudaExec::kPolish)
+      matrix_free.polish = false;  // the CUDA backend has neither (CudaExec::kPolish)
+      matrix_free.exact_small_islands = false;
       BatchedSolver cpu;
       const SolveResult c = cpu.solve(p, tight(), matrix_free);
       for (int threshold : {8, 32}) {
@@ -140,9 +143,11 @@ TEST_CASE("the CUDA backend and the CPU backend agree step by step", "[cuda][wor
     scene.solver.max_outer_iterations = 400;
     scene.solver.max_inner_iterations = 5000;
     // The CUDA backend's algorithm on the CPU: no polish (CudaExec::kPolish), which 400 outer
-    // iterations at 1e-11 would otherwise reach on the card house (found on an H100).
+    // iterations at 1e-11 would otherwise reach on the card house (found on an H100), and no exact
+    // solve of an island left unconverged.
     WorldOptions same;
     same.controls.polish = false;
+    same.controls.exact_small_islands = false;
     World cpu(scene, same), gpu(scene, on_backend(SolverBackend::cuda));
     for (int s = 0; s < 200; ++s) {
       cpu.step();

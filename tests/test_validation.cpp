@@ -535,7 +535,18 @@ TEST_CASE("a catenary arch of 21 mortarless voussoirs stands, and still stands w
     for (int i : voussoirs) moved = std::max(moved, norm(world.bodies().x[i] - start[i]));
     return moved;
   };
-  for (std::int64_t s = 0; s < free_fall_steps; ++s) world.step();
+  // While the arch carries its own weight every step meets the scene's tolerance (1e-5), by the
+  // independent measure too: the outer loop stalls on it, and the exact solve of small islands
+  // finishes it (host/solve/exact_ccp.h).
+  std::int64_t converged = 0;
+  double measured = 0;
+  for (std::int64_t s = 0; s < free_fall_steps; ++s) {
+    world.step();
+    converged += world.last_step().converged ? 1 : 0;
+    measured = std::max(measured, world.last_step().quality.natural_map_error);
+  }
+  CHECK(converged == free_fall_steps);
+  CHECK(measured <= scene.solver.tolerance * 1.01);
   CHECK(largest_move() < 2e-3);  // standing under its own weight
   for (std::int64_t s = free_fall_steps; s < 100; ++s) world.step();
   // Half a second after the impact: no voussoir has moved by more than a fortieth of the arch's
@@ -559,9 +570,9 @@ TEST_CASE("a catenary arch of 21 mortarless voussoirs stands, and still stands w
 // docs explain), run to its end: every step converges and the independent quality measures of each
 // step (host/solve/quality.cpp, from the returned impulses and velocities) stay small. The natural-map error
 // measured outside the solver must meet the tolerance the solver claimed to meet. Not the catenary
-// arch: its outer loop stalls (docs/method.md, "Known behaviour") and it returns its best iterate
-// unconverged, with Signorini violations near 2 cm/s at the impact; its own test checks that it
-// stands.
+// arch: after the block lands some of its steps stay unconverged even with the exact solve of small
+// islands (5% of its 200; docs/method.md, "Known behaviour"); its own test checks that it stands and
+// that every step before the impact converges.
 TEST_CASE("every validation scene at its settings: all steps converge, violations small", "[validation][quality]") {
   for (const char* name : {"free_fall", "resting_sphere", "block_sticks", "block_slides", "sphere_rolls",
                            "sphere_slides_and_rolls", "head_on_spheres", "inelastic_drop", "partial_bounce",

@@ -150,6 +150,8 @@ stagger::WorldOptions world_options(const Options& options, std::string& backend
   if (const char* compact = std::getenv("STAGGER_COMPACT_ACTIVE")) w.controls.compact_active = std::atoi(compact) != 0;
   // STAGGER_POLISH=0: no Gauss-Seidel polish of stalled islands (for comparison).
   if (const char* polish = std::getenv("STAGGER_POLISH")) w.controls.polish = std::atoi(polish) != 0;
+  // STAGGER_EXACT=0: no exact solve of small unconverged islands (for comparison).
+  if (const char* exact = std::getenv("STAGGER_EXACT")) w.controls.exact_small_islands = std::atoi(exact) != 0;
   return w;
 }
 

@@ -63,6 +63,7 @@ struct IslandStats {
   int outer_iterations = 0;   // staggered loop passes (contact solves) until the error met the tolerance
   int inner_iterations = 0;   // APGD iterations of all QPs of the island
   int sweeps = 0;             // Gauss-Seidel sweeps of its polish (host/solve/staggered_batched.h)
+  int newton_steps = 0;       // Newton steps of its exact solve (host/solve/exact_ccp.h), if it had one
   bool converged = false;
   double error = 0;           // natural-map error of the returned impulses
 };
@@ -105,6 +106,9 @@ struct SolveControls {
   // Islands whose outer loop stops improving continue by Gauss-Seidel sweeps (the polish,
   // host/solve/staggered_batched.h). Off: QPs only, for comparisons (STAGGER_POLISH=0).
   bool polish = true;
+  // Small islands that end the outer loop unconverged are solved again exactly (host/solve/exact_ccp.h;
+  // CPU executors). Off: the outer loop's answer, for comparisons (STAGGER_EXACT=0).
+  bool exact_small_islands = true;
 };
 
 }  // namespace stagger

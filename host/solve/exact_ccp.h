@@ -1,0 +1,63 @@
+// The exact solve of a small island (CPU executors): the relaxed (CCP) problem over the friction cones,
+// min 1/2 x^T W x + (q + s)^T x with every contact's x = (normal, t1, t2) in {|t| <= mu normal}, solved to
+// machine accuracy by a log-barrier method with Newton steps, and successive relaxation on top (the
+// normal rows shifted by mu |v_t| of the last answer) for contacts that slide. Why: on small, stiff,
+// redundant structures (the catenary arch: W of rank 126 for 516 unknowns, its range conditioned at
+// 2.4e4) APGD gains a decade in about sqrt(kappa) iterations and the staggered loop stops far from
+// its tolerance, while the exact relaxed answer of a standing structure already is its Coulomb
+// answer (every contact sticks); docs/method.md, "The exact solve of small islands".
+//
+// A Newton step's system (D + tau G M^-1 G^T) dx = -grad, D the barrier's 3x3 blocks (and compliance),
+// is solved by Woodbury in body space: one Cholesky factorization of M / tau + G^T D^-1 G, 6 rows per
+// body, rather than of the 3 rows per contact.
+#pragma once
+
+#include <vector>
+
+namespace stagger {
+
+// One contact of the island: its bodies (island-local indices, -1 for a fixed or kinematic body), its
+// frame and lever arms (world), its friction coefficient and normal compliance, and its free velocity
+// rows q = (v_n - c, v_t1, v_t2) at the predictor.
+struct ExactContact {
+  int a = -1, b = -1;
+  double n[3], t1[3], t2[3], ra[3], rb[3];
+  double mu = 0, compliance = 0;
+  double q[3];
+};
+
+// One dynamic body: inverse mass and world inverse inertia (row-major 3x3).
+struct ExactBody {
+  double inv_mass = 0;
+  double inv_inertia[9];
+};
+
+struct ExactCcpSettings {
+  double tolerance = 1e-5;  // the Coulomb natural-map error to reach (relative: times `scale`)
+  double scale = 1;         // 1 / max(|b|, b_floor) of the island (kernels/natural_map.h)
+  // Budgets. The catenary arch's steps (21 voussoirs, 172 contacts) take 40-1,000 Newton steps of
+  // about 0.1 ms; with 8 relaxations and 600 Newton steps 35 of its first 45 steps converged, with
+  // these all 45.
+  int max_solves = 20;      // relaxed problems solved (successive relaxation) at most
+  int max_newton = 3000;    // Newton steps in all, at most
+};
+
+struct ExactCcpResult {
+  bool solved = false;    // x holds an answer (false: the island is not one this method takes)
+  double error = 0;       // its Coulomb natural-map error, relative (the best of the solves)
+  int solves = 0, newton = 0;
+};
+
+// Whether the exact solve takes this island: cone friction with mu > 0 at every contact (the barrier
+// needs the cone's interior), and a Newton system of at most kExactMaxRows rows (6 per body), which
+// bounds its cost: a factorization grows with the cube of the rows (the arch's 126 rows: 0.1 ms a
+// Newton step; 192 rows about 3.5 times that, so at most about a second for a budget's 3,000).
+constexpr int kExactMaxRows = 192;
+bool exact_ccp_applies(const std::vector<ExactContact>& contacts, int bodies);
+
+// Solves the island; x receives 3 unknowns per contact (normal, t1, t2), the best answer found by
+// the Coulomb natural-map error.
+ExactCcpResult solve_exact_ccp(const std::vector<ExactContact>& contacts, const std::vector<ExactBody>& bodies,
+                               const ExactCcpSettings& settings, std::vector<double>& x);
+
+}  // namespace stagger
