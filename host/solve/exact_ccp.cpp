@@ -112,6 +112,10 @@ ExactCcpResult solve_exact_ccp(const std::vector<ExactContact>& contacts, const 
   if (!exact_ccp_applies(contacts, int(bodies.size()))) return result;
   const System sys(contacts, bodies);
   const int nc = sys.nc, nb = sys.nb, rows = 3 * nc;
+  // The budget is settings.max_newton up to kBudgetRows rows of the Newton system, and the same work
+  // beyond (a factorization costs the cube of its rows).
+  const double size = double(kBudgetRows) / (6 * nb);
+  const int max_newton = std::max(100, int(settings.max_newton * std::min(1.0, size * size * size)));
   std::vector<int> la(nc), lb(nc);
   for (int k = 0; k < nc; ++k) {
     la[k] = contacts[k].a;
@@ -144,7 +148,7 @@ ExactCcpResult solve_exact_ccp(const std::vector<ExactContact>& contacts, const 
     return std::sqrt(coulomb_residual2(x, u, sys.mu)) * settings.scale;
   };
 
-  for (int solve = 0; solve < settings.max_solves && result.newton < settings.max_newton; ++solve) {
+  for (int solve = 0; solve < settings.max_solves && result.newton < max_newton; ++solve) {
     const VectorXd c = sys.q + shift;
     // Every relaxation starts afresh: started from the last one's answer, a little back along the
     // central path (tau / 10 or / 100), the arch's steps took fewer Newton steps but converged less
@@ -160,10 +164,10 @@ ExactCcpResult solve_exact_ccp(const std::vector<ExactContact>& contacts, const 
       for (int k = 0; k < nc; ++k) f -= std::log(cone_slack(sys.mu[k], y.segment<3>(3 * k)));
       return f;
     };
-    while (result.newton < settings.max_newton) {
+    while (result.newton < max_newton) {
       // Newton steps toward the barrier problem's minimum at this tau.
       for (;;) {
-        if (result.newton >= settings.max_newton) break;
+        if (result.newton >= max_newton) break;
         const VectorXd wx = sys.product(x, la, lb, v);
         grad = tau * (wx + c);
         for (int k = 0; k < nc; ++k) {

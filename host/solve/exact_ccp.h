@@ -39,7 +39,7 @@ struct ExactCcpSettings {
   // about 0.1 ms; with 8 relaxations and 600 Newton steps 35 of its first 45 steps converged, with
   // these all 45.
   int max_solves = 20;      // relaxed problems solved (successive relaxation) at most
-  int max_newton = 3000;    // Newton steps in all, at most
+  int max_newton = 3000;    // Newton steps in all, at most, for systems up to kBudgetRows rows (fewer beyond)
 };
 
 struct ExactCcpResult {
@@ -51,8 +51,11 @@ struct ExactCcpResult {
 // Whether the exact solve takes this island: cone friction with mu > 0 at every contact (the barrier
 // needs the cone's interior), and a Newton system of at most kExactMaxRows rows (6 per body), which
 // bounds its cost: a factorization grows with the cube of the rows (the arch's 126 rows: 0.1 ms a
-// Newton step; 192 rows about 3.5 times that, so at most about a second for a budget's 3,000).
+// Newton step; 192 rows about 3 times that).
 constexpr int kExactMaxRows = 192;
+// The Newton budget holds up to this many rows (the arch with its block: 22 bodies); a larger system
+// gets the same work, max_newton * (kBudgetRows / rows)^3 steps (at 192 rows about 1,000).
+constexpr int kBudgetRows = 132;
 bool exact_ccp_applies(const std::vector<ExactContact>& contacts, int bodies);
 
 // Solves the island; x receives 3 unknowns per contact (normal, t1, t2), the best answer found by

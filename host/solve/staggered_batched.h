@@ -657,70 +657,82 @@ struct StaggeredBatched {
     const T *tolerance = ptr(tolerance_), *scale = ptr(scale_);
     int* chosen = ptr(polished_);
     int* solved = ptr(sweeping_);
-    bool any = false;
-    std::vector<ExactContact> contacts;
-    std::vector<ExactBody> bodies;
-    std::vector<double> x;
+    std::vector<int> candidates;
     for (int i = 0; i < p.num_islands; ++i) {
       solved[i] = chosen[i] = 0;
-      const int begin = p.island_contact_begin[i], end = p.island_contact_begin[i + 1];
-      const int first_body = p.island_body_begin[i], nb = p.island_body_begin[i + 1] - first_body;
-      if (stats[i].converged || end - begin > kGranularIslandContacts) continue;
-      contacts.resize(end - begin);
-      for (int k = begin; k < end; ++k) {
-        ExactContact& e = contacts[k - begin];
-        e.a = p.slot_a[k] >= 0 ? p.slot_a[k] - first_body : -1;
-        e.b = p.slot_b[k] >= 0 ? p.slot_b[k] - first_body : -1;
-        const Vec3<T> frame[5] = {p.normal[k], p.tangent1[k], p.tangent2[k], p.r_a[k], p.r_b[k]};
-        double* out[5] = {e.n, e.t1, e.t2, e.ra, e.rb};
-        for (int j = 0; j < 5; ++j) {
-          out[j][0] = double(frame[j].x);
-          out[j][1] = double(frame[j].y);
-          out[j][2] = double(frame[j].z);
-        }
-        e.mu = double(p.mu[k]);
-        e.compliance = p.compliance ? double(p.compliance[k]) : 0.0;
-        const Vec3<T> free = contact_velocity(p, k, p.v_pred, p.w_pred);
-        e.q[0] = double(free.x - p.rhs[k]);
-        e.q[1] = double(free.y);
-        e.q[2] = double(free.z);
-      }
-      bodies.resize(nb);
-      for (int b = 0; b < nb; ++b) {
-        const int s = first_body + b;
-        bodies[b].inv_mass = double(p.inv_mass[s]);
-        const Mat3<T>& m = p.inv_inertia[s];
-        const Vec3<T> r[3] = {m.r0, m.r1, m.r2};
-        for (int row = 0; row < 3; ++row) {
-          bodies[b].inv_inertia[3 * row] = double(r[row].x);
-          bodies[b].inv_inertia[3 * row + 1] = double(r[row].y);
-          bodies[b].inv_inertia[3 * row + 2] = double(r[row].z);
-        }
-      }
-      if (!exact_ccp_applies(contacts, nb)) continue;
-      ExactCcpSettings settings;
-      settings.tolerance = 0.5 * double(tolerance[i]);  // a margin for the error measured from the bodies
-      settings.scale = double(scale[i]);
-      const ExactCcpResult r = solve_exact_ccp(contacts, bodies, settings, x);
-      stats[i].newton_steps = r.newton;
-      if (c.trace_min_contacts > 0 && end - begin >= c.trace_min_contacts)
-        std::fprintf(stderr, "exact solve: island %d (%d contacts): outer loop's error %.3e, exact %.3e after %d relaxed solves, %d Newton steps\n",
-                     i, end - begin, double(stats[i].error), r.error, r.solves, r.newton);
-      if (!r.solved) continue;
-      if (!sweep_sized_) {
-        Exec::fill(sweep_.alpha, p_.num_contacts, T(0));
-        Exec::fill(sweep_.beta, size_t(p_.num_contacts) * nt_, T(0));
-        sweep_sized_ = true;
-      }
-      T *sa = ptr(sweep_.alpha), *sb = ptr(sweep_.beta);
-      for (int k = begin; k < end; ++k) {
-        sa[k] = T(x[3 * (k - begin)]);
-        sb[2 * k] = T(x[3 * (k - begin) + 1]);
-        sb[2 * k + 1] = T(x[3 * (k - begin) + 2]);
-      }
-      solved[i] = 1;
-      any = true;
+      const int contacts = p.island_contact_begin[i + 1] - p.island_contact_begin[i];
+      const int bodies = p.island_body_begin[i + 1] - p.island_body_begin[i];
+      if (!stats[i].converged && contacts <= kGranularIslandContacts && 6 * bodies <= kExactMaxRows)
+        candidates.push_back(i);
     }
+    if (candidates.empty()) return;
+    if (!sweep_sized_) {
+      Exec::fill(sweep_.alpha, p_.num_contacts, T(0));
+      Exec::fill(sweep_.beta, size_t(p_.num_contacts) * nt_, T(0));
+      sweep_sized_ = true;
+    }
+    T *sa = ptr(sweep_.alpha), *sb = ptr(sweep_.beta);
+    const int* list = candidates.data();
+    const int trace_min = c.trace_min_contacts;
+    // One island per element, on the threads: each is milliseconds of Newton steps, always worth one.
+    exec.for_each(
+        int(candidates.size()),
+        [=](int j) {
+          const int i = list[j];
+          const int begin = p.island_contact_begin[i], end = p.island_contact_begin[i + 1];
+          const int first_body = p.island_body_begin[i], nb = p.island_body_begin[i + 1] - first_body;
+          std::vector<ExactContact> contacts(end - begin);
+          for (int k = begin; k < end; ++k) {
+            ExactContact& e = contacts[k - begin];
+            e.a = p.slot_a[k] >= 0 ? p.slot_a[k] - first_body : -1;
+            e.b = p.slot_b[k] >= 0 ? p.slot_b[k] - first_body : -1;
+            const Vec3<T> frame[5] = {p.normal[k], p.tangent1[k], p.tangent2[k], p.r_a[k], p.r_b[k]};
+            double* out[5] = {e.n, e.t1, e.t2, e.ra, e.rb};
+            for (int f = 0; f < 5; ++f) {
+              out[f][0] = double(frame[f].x);
+              out[f][1] = double(frame[f].y);
+              out[f][2] = double(frame[f].z);
+            }
+            e.mu = double(p.mu[k]);
+            e.compliance = p.compliance ? double(p.compliance[k]) : 0.0;
+            const Vec3<T> free = contact_velocity(p, k, p.v_pred, p.w_pred);
+            e.q[0] = double(free.x - p.rhs[k]);
+            e.q[1] = double(free.y);
+            e.q[2] = double(free.z);
+          }
+          std::vector<ExactBody> bodies(nb);
+          for (int b = 0; b < nb; ++b) {
+            const int s = first_body + b;
+            bodies[b].inv_mass = double(p.inv_mass[s]);
+            const Mat3<T>& m = p.inv_inertia[s];
+            const Vec3<T> r[3] = {m.r0, m.r1, m.r2};
+            for (int row = 0; row < 3; ++row) {
+              bodies[b].inv_inertia[3 * row] = double(r[row].x);
+              bodies[b].inv_inertia[3 * row + 1] = double(r[row].y);
+              bodies[b].inv_inertia[3 * row + 2] = double(r[row].z);
+            }
+          }
+          if (!exact_ccp_applies(contacts, nb)) return;
+          ExactCcpSettings settings;
+          settings.tolerance = 0.5 * double(tolerance[i]);  // a margin for the error measured from the bodies
+          settings.scale = double(scale[i]);
+          std::vector<double> x;
+          const ExactCcpResult r = solve_exact_ccp(contacts, bodies, settings, x);
+          stats[i].newton_steps = r.newton;
+          if (trace_min > 0 && end - begin >= trace_min)
+            std::fprintf(stderr, "exact solve: island %d (%d contacts): outer loop's error %.3e, exact %.3e after %d relaxed solves, %d Newton steps\n",
+                         i, end - begin, double(stats[i].error), r.error, r.solves, r.newton);
+          if (!r.solved) return;
+          for (int k = begin; k < end; ++k) {
+            sa[k] = T(x[3 * (k - begin)]);
+            sb[2 * k] = T(x[3 * (k - begin) + 1]);
+            sb[2 * k + 1] = T(x[3 * (k - begin) + 2]);
+          }
+          solved[i] = 1;
+        },
+        1LL << 40);
+    bool any = false;
+    for (int i : candidates) any = any || solved[i];
     if (!any) return;
     impulses(sweep_, sweeping_);
     velocities_from_impulses(sweeping_);
