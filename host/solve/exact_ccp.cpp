@@ -6,7 +6,8 @@
 
 #include <Eigen/Dense>
 
-#include "kernels/projections.h"
+#include "kernels/natural_map.h"
+#include "kernels/problem_view.h"
 
 namespace stagger {
 
@@ -14,7 +15,6 @@ namespace {
 
 using Mat36 = Eigen::Matrix<double, 3, 6>;
 using Mat6 = Eigen::Matrix<double, 6, 6>;
-using Vec6 = Eigen::Matrix<double, 6, 1>;
 using Eigen::Matrix3d;
 using Eigen::Vector3d;
 using Eigen::VectorXd;
@@ -84,15 +84,24 @@ bool inside(const VectorXd& x, const VectorXd& mu) {
   return true;
 }
 
-// |x - P_K(x - u~)| summed in squares, u~ the De Saxce shifted velocity (kernels/natural_map.h).
+// The Coulomb natural-map residual of x, summed in squares, by the solver's own element function
+// (kernels/natural_map.h) on a view of the island's friction coefficients, x and u in its layout.
 double coulomb_residual2(const VectorXd& x, const VectorXd& u, const VectorXd& mu) {
+  const int nc = int(mu.size());
+  ProblemView<double> view;
+  view.num_contacts = nc;
+  view.mu = mu.data();
+  const ConeView<double> cone(view);
+  std::vector<double> alpha(nc), beta(2 * size_t(nc));
+  for (int k = 0; k < nc; ++k) {
+    alpha[k] = x[3 * k];
+    beta[2 * k] = x[3 * k + 1];
+    beta[2 * k + 1] = x[3 * k + 2];
+  }
   double sum = 0;
-  for (int k = 0; k < mu.size(); ++k) {
-    const double vn = u[3 * k] + mu[k] * std::hypot(u[3 * k + 1], u[3 * k + 2]);
-    double a = x[3 * k] - vn, b1 = x[3 * k + 1] - u[3 * k + 1], b2 = x[3 * k + 2] - u[3 * k + 2];
-    project_cone(a, b1, b2, mu[k]);
-    sum += (x[3 * k] - a) * (x[3 * k] - a) + (x[3 * k + 1] - b1) * (x[3 * k + 1] - b1) +
-           (x[3 * k + 2] - b2) * (x[3 * k + 2] - b2);
+  for (int k = 0; k < nc; ++k) {
+    const double vt[2] = {u[3 * k + 1], u[3 * k + 2]};
+    sum += natural_map_residual2_of_rows(cone, k, alpha.data(), beta.data(), u[3 * k], vt, /*coulomb=*/true);
   }
   return sum;
 }
