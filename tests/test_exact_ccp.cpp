@@ -143,7 +143,7 @@ TEST_CASE("exact solve: a box on a slope steeper than its friction slides with t
 }
 
 TEST_CASE("exact solve: islands it cannot take are declined, not solved wrongly", "[exact_ccp]") {
-  BoxOnSlope frictionless(0.0, 0.0);  // the barrier needs the cone's interior: mu > 0
+  BoxOnSlope frictionless(0.0, 0.0);  // the cone's coordinates divide by mu: mu > 0
   std::vector<double> x;
   CHECK_FALSE(exact_ccp_applies(frictionless.contacts, 1));
   CHECK_FALSE(solve_exact_ccp(frictionless.contacts, frictionless.bodies, settings_for(1e-6), x).solved);

@@ -8,6 +8,7 @@
 
 #include "kernels/natural_map.h"
 #include "kernels/problem_view.h"
+#include "solve/lorentz_cone.h"
 
 namespace stagger {
 
@@ -21,19 +22,22 @@ using Eigen::VectorXd;
 
 Vector3d vec(const double* v) { return Vector3d(v[0], v[1], v[2]); }
 
-// The island as matrices: each contact's rows for its bodies (G_a, and G_b with the minus sign of
+// The island as matrices: each contact's bodies and rows for them (G_a, and G_b with the minus sign of
 // w = w_A - w_B), and each body's mass and inverse mass blocks.
 struct System {
   int nc = 0, nb = 0;
+  std::vector<int> a, b;
   std::vector<Mat36> ga, gb;
   std::vector<Mat6> mass, inv_mass;
   VectorXd q, compliance, mu;
 
   System(const std::vector<ExactContact>& contacts, const std::vector<ExactBody>& bodies)
-      : nc(int(contacts.size())), nb(int(bodies.size())), ga(nc), gb(nc), mass(nb), inv_mass(nb), q(3 * nc),
-        compliance(nc), mu(nc) {
+      : nc(int(contacts.size())), nb(int(bodies.size())), a(nc), b(nc), ga(nc), gb(nc), mass(nb), inv_mass(nb),
+        q(3 * nc), compliance(nc), mu(nc) {
     for (int k = 0; k < nc; ++k) {
       const ExactContact& c = contacts[k];
+      a[k] = c.a;
+      b[k] = c.b;
       const Vector3d d[3] = {vec(c.n), vec(c.t1), vec(c.t2)};
       for (int i = 0; i < 3; ++i) {
         ga[k].row(i) << d[i].transpose(), vec(c.ra).cross(d[i]).transpose();
@@ -43,32 +47,31 @@ struct System {
       compliance[k] = c.compliance;
       mu[k] = c.mu;
     }
-    for (int b = 0; b < nb; ++b) {
-      const Matrix3d inv_inertia = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(bodies[b].inv_inertia);
-      inv_mass[b].setZero();
-      inv_mass[b].topLeftCorner<3, 3>() = bodies[b].inv_mass * Matrix3d::Identity();
-      inv_mass[b].bottomRightCorner<3, 3>() = inv_inertia;
-      mass[b].setZero();
-      mass[b].topLeftCorner<3, 3>() = (1.0 / bodies[b].inv_mass) * Matrix3d::Identity();
-      mass[b].bottomRightCorner<3, 3>() = inv_inertia.inverse();
+    for (int i = 0; i < nb; ++i) {
+      const Matrix3d inv_inertia = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(bodies[i].inv_inertia);
+      inv_mass[i].setZero();
+      inv_mass[i].topLeftCorner<3, 3>() = bodies[i].inv_mass * Matrix3d::Identity();
+      inv_mass[i].bottomRightCorner<3, 3>() = inv_inertia;
+      mass[i].setZero();
+      mass[i].topLeftCorner<3, 3>() = (1.0 / bodies[i].inv_mass) * Matrix3d::Identity();
+      mass[i].bottomRightCorner<3, 3>() = inv_inertia.inverse();
     }
   }
 
-  // W x (3 rows per contact): G M^-1 G^T x plus the compliance on normal rows; `v` receives M^-1 G^T x.
-  VectorXd product(const VectorXd& x, const std::vector<int>& la, const std::vector<int>& lb, VectorXd& v) const {
+  // W x (3 rows per contact): G M^-1 G^T x plus the compliance on normal rows.
+  VectorXd product(const VectorXd& x) const {
     VectorXd f = VectorXd::Zero(6 * nb);
     for (int k = 0; k < nc; ++k) {
       const Vector3d xk = x.segment<3>(3 * k);
-      if (la[k] >= 0) f.segment<6>(6 * la[k]) += ga[k].transpose() * xk;
-      if (lb[k] >= 0) f.segment<6>(6 * lb[k]) += gb[k].transpose() * xk;
+      if (a[k] >= 0) f.segment<6>(6 * a[k]) += ga[k].transpose() * xk;
+      if (b[k] >= 0) f.segment<6>(6 * b[k]) += gb[k].transpose() * xk;
     }
-    v.resize(6 * nb);
-    for (int b = 0; b < nb; ++b) v.segment<6>(6 * b) = inv_mass[b] * f.segment<6>(6 * b);
+    for (int i = 0; i < nb; ++i) f.segment<6>(6 * i) = inv_mass[i] * f.segment<6>(6 * i).eval();
     VectorXd wx(3 * nc);
     for (int k = 0; k < nc; ++k) {
       Vector3d u = Vector3d::Zero();
-      if (la[k] >= 0) u += ga[k] * v.segment<6>(6 * la[k]);
-      if (lb[k] >= 0) u += gb[k] * v.segment<6>(6 * lb[k]);
+      if (a[k] >= 0) u += ga[k] * f.segment<6>(6 * a[k]);
+      if (b[k] >= 0) u += gb[k] * f.segment<6>(6 * b[k]);
       u[0] += compliance[k] * x[3 * k];
       wx.segment<3>(3 * k) = u;
     }
@@ -76,13 +79,91 @@ struct System {
   }
 };
 
-// The cone's barrier, -log(mu^2 a^2 - |t|^2), finite only inside (a > 0).
-double cone_slack(double mu, const Vector3d& x) { return mu * mu * x[0] * x[0] - x[1] * x[1] - x[2] * x[2]; }
-bool inside(const VectorXd& x, const VectorXd& mu) {
-  for (int k = 0; k < mu.size(); ++k)
-    if (!(x[3 * k] > 0 && cone_slack(mu[k], x.segment<3>(3 * k)) > 0)) return false;
-  return true;
+// The interior-point method works in the Lorentz cone's coordinates: a contact's s = (mu a, t), so
+// that x = S s with S = diag(1 / mu, 1, 1), and its dual z = S (W x + c) = (v_n / mu, v_t) (c the
+// relaxed problem's free rows). These convert between the two.
+VectorXd x_of_s(const VectorXd& s, const VectorXd& mu) {
+  VectorXd x = s;
+  for (int k = 0; k < mu.size(); ++k) x[3 * k] /= mu[k];
+  return x;
 }
+
+// The Newton system of an interior-point iteration at (s, z), in x's rows: (W + D) dx = rhs, D the
+// contacts' 3x3 blocks S^-1 W_nt^-2 S^-1 (W_nt their Nesterov-Todd scalings). Solved by Woodbury in
+// body space, dx = E rhs - E G (M + G^T E G)^-1 G^T E rhs with E = (D + compliance)^-1: one Cholesky
+// factorization of 6 rows per body instead of 3 rows per contact.
+class NewtonSystem {
+ public:
+  explicit NewtonSystem(const System& sys)
+      : sys_(sys), body_(6 * sys.nb, 6 * sys.nb), factor_(6 * sys.nb), d_(sys.nc), e_(sys.nc) {}
+
+  std::vector<NtScaling> scaling;
+
+  void factorize(const VectorXd& s, const VectorXd& z) {
+    scaling.clear();
+    for (int k = 0; k < sys_.nc; ++k) {
+      scaling.emplace_back(s.segment<3>(3 * k), z.segment<3>(3 * k));
+      // D from W_nt^-2 and E from W_nt^2 (not by inverting D: near the answer its eigenvalues span the
+      // square of the gap's decades), the compliance by Sherman-Morrison.
+      const Vector3d to_x(sys_.mu[k], 1, 1), from_x(1 / sys_.mu[k], 1, 1);
+      d_[k] = to_x.asDiagonal() * scaling[k].matrix(-2) * to_x.asDiagonal();
+      const Matrix3d e = from_x.asDiagonal() * scaling[k].matrix(2) * from_x.asDiagonal();
+      const double c = sys_.compliance[k];
+      e_[k] = c > 0 ? Matrix3d(e - c * e.col(0) * e.row(0) / (1 + c * e(0, 0))) : e;
+    }
+    body_.setZero();
+    for (int i = 0; i < sys_.nb; ++i) body_.block<6, 6>(6 * i, 6 * i) = sys_.mass[i];
+    for (int k = 0; k < sys_.nc; ++k) {
+      const int side[2] = {sys_.a[k], sys_.b[k]};
+      const Mat36* g[2] = {&sys_.ga[k], &sys_.gb[k]};
+      for (int i = 0; i < 2; ++i) {
+        if (side[i] < 0) continue;
+        const Eigen::Matrix<double, 6, 3> ge = g[i]->transpose() * e_[k];
+        for (int j = 0; j < 2; ++j)
+          if (side[j] >= 0) body_.block<6, 6>(6 * side[i], 6 * side[j]) += ge * *g[j];
+      }
+    }
+    factor_.compute(body_);
+  }
+
+  // Near the answer E spans many decades (huge on loaded contacts, tiny on open ones) and Woodbury's
+  // two terms cancel: two steps of iterative refinement on the contacts' rows restore the digits.
+  void solve(const VectorXd& rhs, VectorXd& dx) {
+    solve_once(rhs, dx);
+    for (int pass = 0; pass < 2; ++pass) {
+      residual_ = rhs - sys_.product(dx);
+      for (int k = 0; k < sys_.nc; ++k) residual_.segment<3>(3 * k) -= d_[k] * dx.segment<3>(3 * k);
+      solve_once(residual_, correction_);
+      dx += correction_;
+    }
+  }
+
+ private:
+  void solve_once(const VectorXd& rhs, VectorXd& dx) {
+    const int nc = sys_.nc;
+    y_.resize(3 * nc);
+    gty_ = VectorXd::Zero(6 * sys_.nb);
+    for (int k = 0; k < nc; ++k) {
+      y_.segment<3>(3 * k) = e_[k] * rhs.segment<3>(3 * k);
+      if (sys_.a[k] >= 0) gty_.segment<6>(6 * sys_.a[k]) += sys_.ga[k].transpose() * y_.segment<3>(3 * k);
+      if (sys_.b[k] >= 0) gty_.segment<6>(6 * sys_.b[k]) += sys_.gb[k].transpose() * y_.segment<3>(3 * k);
+    }
+    const VectorXd v = factor_.solve(gty_);
+    dx.resize(3 * nc);
+    for (int k = 0; k < nc; ++k) {
+      Vector3d gv = Vector3d::Zero();
+      if (sys_.a[k] >= 0) gv += sys_.ga[k] * v.segment<6>(6 * sys_.a[k]);
+      if (sys_.b[k] >= 0) gv += sys_.gb[k] * v.segment<6>(6 * sys_.b[k]);
+      dx.segment<3>(3 * k) = y_.segment<3>(3 * k) - e_[k] * gv;
+    }
+  }
+
+  const System& sys_;
+  Eigen::MatrixXd body_;
+  Eigen::LDLT<Eigen::MatrixXd> factor_;
+  std::vector<Matrix3d> d_, e_;
+  VectorXd y_, gty_, residual_, correction_;
+};
 
 // The Coulomb natural-map residual of x, summed in squares, by the solver's own element function
 // (kernels/natural_map.h) on a view of the island's friction coefficients, x and u in its layout.
@@ -106,6 +187,20 @@ double coulomb_residual2(const VectorXd& x, const VectorXd& u, const VectorXd& m
   return sum;
 }
 
+// Tuning, measured on the catenary arch (its 200 steps, and four runs whose gravity is tilted by
+// 1e-7..4e-7 m/s^2 so that their paths part after a few steps: 176 steps before the impact in all).
+// A relaxed problem after the first starts from the last one's answer moved by kWarmStart of the cold
+// start toward the cones' axes (about half the iterations; 1e-3 and 1e-4 converged fewer steps).
+constexpr double kWarmStart = 1e-2;
+// The shifts' fixed point is mixed by Anderson's method of depth one on the loaded contacts (an open
+// contact's shift changes nothing, and left in the mixing it steers it) for kMixedRelaxations
+// relaxations, then damped by kDamping: mixed, some islands' relaxations drift; damped from the
+// start, they take longer.
+constexpr int kMixedRelaxations = 15;
+constexpr double kDamping = 0.5;
+// A contact is loaded above this fraction of the island's largest normal impulse.
+constexpr double kLoaded = 1e-6;
+
 }  // namespace
 
 bool exact_ccp_applies(const std::vector<ExactContact>& contacts, int bodies) {
@@ -125,131 +220,150 @@ ExactCcpResult solve_exact_ccp(const std::vector<ExactContact>& contacts, const 
   // beyond (a factorization costs the cube of its rows).
   const double size = double(kBudgetRows) / (6 * nb);
   const int max_newton = std::max(100, int(settings.max_newton * std::min(1.0, size * size * size)));
-  std::vector<int> la(nc), lb(nc);
-  for (int k = 0; k < nc; ++k) {
-    la[k] = contacts[k].a;
-    lb[k] = contacts[k].b;
-  }
-  // Start inside every cone, with normal impulses of the size the free velocities ask for.
-  double qn = 0, wn = 0;
+  // The cold start, on the cones' axes: normal impulses of the size the free velocities ask for, and
+  // dual rows of the free velocities' size.
+  double qn = 0, wn = 0, qnorm = 0;
   for (int k = 0; k < nc; ++k) {
     qn += std::fabs(sys.q[3 * k]);
-    wn += (la[k] >= 0 ? (sys.ga[k] * sys.inv_mass[la[k]] * sys.ga[k].transpose())(0, 0) : 0.0) +
-          (lb[k] >= 0 ? (sys.gb[k] * sys.inv_mass[lb[k]] * sys.gb[k].transpose())(0, 0) : 0.0) + sys.compliance[k];
+    qnorm += sys.q.segment<3>(3 * k).norm();
+    wn += (sys.a[k] >= 0 ? (sys.ga[k] * sys.inv_mass[sys.a[k]] * sys.ga[k].transpose())(0, 0) : 0.0) +
+          (sys.b[k] >= 0 ? (sys.gb[k] * sys.inv_mass[sys.b[k]] * sys.gb[k].transpose())(0, 0) : 0.0) +
+          sys.compliance[k];
   }
-  VectorXd start = VectorXd::Zero(rows);
-  const double a0 = wn > 0 && qn > 0 ? qn / wn : 1.0;
-  for (int k = 0; k < nc; ++k) start[3 * k] = a0;
+  const double a0 = wn > 0 && qn > 0 ? qn / wn : 1.0, z0 = qnorm > 0 ? qnorm / nc : 1.0;
+  VectorXd cold_s = VectorXd::Zero(rows), cold_z = VectorXd::Zero(rows);
+  for (int k = 0; k < nc; ++k) {
+    cold_s[3 * k] = sys.mu[k] * a0;
+    cold_z[3 * k] = z0;
+  }
 
-  VectorXd best = start, shift = VectorXd::Zero(rows), v;
-  // The Newton step's work arrays, made once.
-  Eigen::MatrixXd s(6 * nb, 6 * nb);
-  Eigen::LDLT<Eigen::MatrixXd> factor(6 * nb);
-  std::vector<Matrix3d> d_inv(nc);
-  VectorXd grad(rows), y(rows), step(rows), gty(6 * nb), z(6 * nb);
-  double best_error = std::numeric_limits<double>::infinity();
-  // tau grows 30-fold per stage once a stage's Newton steps have come close to the central path
-  // (Newton decrement under 0.5); a step is damped by halving until it stays inside every cone and
-  // meets Armijo's test on the barrier objective.
-  const double kTauFactor = 30, kCentred = 0.5, kArmijo = 0.25;
+  NewtonSystem newton(sys);
+  VectorXd best = x_of_s(cold_s, sys.mu), shift = VectorXd::Zero(nc), u;
+  double best_error = std::numeric_limits<double>::infinity(), cold_residual = -1;
   auto error_of = [&](const VectorXd& x, VectorXd& u) {
-    u = sys.product(x, la, lb, v) + sys.q;
+    u = sys.product(x) + sys.q;
     return std::sqrt(coulomb_residual2(x, u, sys.mu)) * settings.scale;
   };
+  VectorXd last_s, last_z, last_shift, last_g;  // the last relaxed answer, and the mixing's memory
 
-  for (int solve = 0; solve < settings.max_solves && result.newton < max_newton; ++solve) {
-    const VectorXd c = sys.q + shift;
-    // Every relaxation starts afresh: started from the last one's answer, a little back along the
-    // central path (tau / 10 or / 100), the arch's steps took fewer Newton steps but converged less
-    // often within the budget (7 of its first 14 steps instead of 9).
-    VectorXd x = start, u;
-    double tau = 2.0 * nc / std::max(std::fabs(c.dot(x)), 1e-300);
-    double solve_error = std::numeric_limits<double>::infinity();
-    int flat_stages = 0;
-    auto barrier_objective = [&](const VectorXd& y) {
-      VectorXd vy;
-      const VectorXd wy = sys.product(y, la, lb, vy);
-      double f = tau * (0.5 * y.dot(wy) + c.dot(y));
-      for (int k = 0; k < nc; ++k) f -= std::log(cone_slack(sys.mu[k], y.segment<3>(3 * k)));
-      return f;
-    };
+  for (int relaxed = 0; relaxed < settings.max_solves && result.newton < max_newton; ++relaxed) {
+    // c~ = S (q + shift), the shift on normal rows.
+    VectorXd c = sys.q;
+    for (int k = 0; k < nc; ++k) c[3 * k] = (c[3 * k] + shift[k]) / sys.mu[k];
+    VectorXd s = cold_s, z = cold_z;
+    if (relaxed > 0) {
+      s = last_s + kWarmStart * cold_s;
+      z = last_z + kWarmStart * cold_z;
+    }
+    VectorXd answer_s = s, answer_z = z, answer_x = x_of_s(s, sys.mu);
+    double answer_error = std::numeric_limits<double>::infinity(), least_residual = cold_residual;
+    int flat = 0;
+    // Mehrotra's predictor-corrector on the monotone complementarity problem z = W~ s + c~, s and z in
+    // L, s o z = 0, from an infeasible start; each iterate's Coulomb error is measured, and the best
+    // kept.
     while (result.newton < max_newton) {
-      // Newton steps toward the barrier problem's minimum at this tau.
-      for (;;) {
-        if (result.newton >= max_newton) break;
-        const VectorXd wx = sys.product(x, la, lb, v);
-        grad = tau * (wx + c);
-        for (int k = 0; k < nc; ++k) {
-          const Vector3d xk = x.segment<3>(3 * k);
-          const double mu2 = sys.mu[k] * sys.mu[k], g = cone_slack(sys.mu[k], xk);
-          const Vector3d dg(2 * mu2 * xk[0], -2 * xk[1], -2 * xk[2]);
-          grad.segment<3>(3 * k) -= dg / g;
-          Matrix3d h = dg * dg.transpose() / (g * g);
-          h(0, 0) -= 2 * mu2 / g;
-          h(1, 1) += 2 / g;
-          h(2, 2) += 2 / g;
-          h(0, 0) += tau * sys.compliance[k];
-          d_inv[k] = h.inverse();
-        }
-        // S = M / tau + G^T D^-1 G, in body space.
-        s.setZero();
-        for (int b = 0; b < nb; ++b) s.block<6, 6>(6 * b, 6 * b) = sys.mass[b] / tau;
-        for (int k = 0; k < nc; ++k) {
-          const int side[2] = {la[k], lb[k]};
-          const Mat36* g[2] = {&sys.ga[k], &sys.gb[k]};
-          for (int i = 0; i < 2; ++i) {
-            if (side[i] < 0) continue;
-            const Eigen::Matrix<double, 6, 3> gd = g[i]->transpose() * d_inv[k];
-            for (int j = 0; j < 2; ++j)
-              if (side[j] >= 0) s.block<6, 6>(6 * side[i], 6 * side[j]) += gd * *g[j];
-          }
-        }
-        factor.compute(s);
-        gty.setZero();
-        for (int k = 0; k < nc; ++k) {
-          y.segment<3>(3 * k) = d_inv[k] * grad.segment<3>(3 * k);
-          if (la[k] >= 0) gty.segment<6>(6 * la[k]) += sys.ga[k].transpose() * y.segment<3>(3 * k);
-          if (lb[k] >= 0) gty.segment<6>(6 * lb[k]) += sys.gb[k].transpose() * y.segment<3>(3 * k);
-        }
-        z = factor.solve(gty);
-        for (int k = 0; k < nc; ++k) {
-          Vector3d gz = Vector3d::Zero();
-          if (la[k] >= 0) gz += sys.ga[k] * z.segment<6>(6 * la[k]);
-          if (lb[k] >= 0) gz += sys.gb[k] * z.segment<6>(6 * lb[k]);
-          step.segment<3>(3 * k) = -(y.segment<3>(3 * k) - d_inv[k] * gz);
-        }
-        ++result.newton;
-        const double decrement = -grad.dot(step);
-        if (!std::isfinite(decrement)) break;
-        double t = 1;
-        while (!inside(x + t * step, sys.mu) && t > 1e-12) t *= 0.5;
-        if (t <= 1e-12) break;
-        if (decrement < kCentred) {  // near the central path: take the step and tighten
-          x += t * step;
-          break;
-        }
-        const double f0 = barrier_objective(x);
-        while (barrier_objective(x + t * step) > f0 - kArmijo * t * decrement && t > 1e-12) t *= 0.5;
-        x += t * step;
-      }
+      const VectorXd x = x_of_s(s, sys.mu);
       const double e = error_of(x, u);
       if (e < best_error) {
         best_error = e;
         best = x;
       }
       if (e <= settings.tolerance) break;
-      // The relaxed problem's answer no longer improves the Coulomb error: its contacts slide, and
-      // the next relaxation (a new shift) is what moves it.
-      flat_stages = e > 0.9 * solve_error ? flat_stages + 1 : 0;
-      solve_error = std::min(solve_error, e);
-      if (flat_stages >= 2) break;
-      tau *= kTauFactor;
+      // r = W~ s + c~ - z, with W~ s = S W x from u = W x + q.
+      VectorXd r = u - sys.q;
+      for (int k = 0; k < nc; ++k) r[3 * k] /= sys.mu[k];
+      r += c - z;
+      // Far below the start's gap the Newton systems lose their digits and the residual, driven to
+      // rounding, grows again: the iterates are no better from there.
+      const double r_norm = r.norm();
+      if (cold_residual < 0) cold_residual = least_residual = r_norm;
+      if (r_norm > std::max(100 * least_residual, 1e-9 * cold_residual)) break;
+      least_residual = std::min(least_residual, r_norm);
+      // Converged (feasible, and the Coulomb error no longer falls): the relaxed answer's contacts
+      // slide, and the next relaxation (a new shift) is what moves it.
+      flat = e > 0.9 * answer_error && r_norm < 1e-6 * cold_residual ? flat + 1 : 0;
+      if (e < answer_error) {
+        answer_error = e;
+        answer_x = x;
+        answer_s = s;
+        answer_z = z;
+      }
+      if (flat >= 3) break;
+
+      newton.factorize(s, z);
+      ++result.newton;
+      const std::vector<NtScaling>& nt = newton.scaling;
+      // The direction for a complementarity target d (lambda o (W_nt dz + W_nt^-1 ds) = d): with
+      // w = lambda \ d, (W~ + W_nt^-2) ds = -r + W_nt^-1 w. dz then comes from the residual's equation,
+      // dz = W~ ds + r, rather than from the complementarity's: a direction the linear algebra got
+      // slightly wrong then costs centrality, which the next iteration restores, not feasibility,
+      // which would accumulate.
+      VectorXd ds(rows), dz(rows), rhs(rows), dx;
+      auto direction = [&](const std::vector<Vector3d>& target) {
+        for (int k = 0; k < nc; ++k) {
+          const Vector3d rk = -r.segment<3>(3 * k) + nt[k].apply(-1, jordan_solve(nt[k].lambda, target[k]));
+          rhs.segment<3>(3 * k) = Vector3d(sys.mu[k] * rk[0], rk[1], rk[2]);  // S^-1 (...), x's rows
+        }
+        newton.solve(rhs, dx);
+        const VectorXd wdx = sys.product(dx);
+        for (int k = 0; k < nc; ++k) {
+          ds.segment<3>(3 * k) = Vector3d(sys.mu[k] * dx[3 * k], dx[3 * k + 1], dx[3 * k + 2]);
+          dz.segment<3>(3 * k) = Vector3d(wdx[3 * k] / sys.mu[k], wdx[3 * k + 1], wdx[3 * k + 2]) + r.segment<3>(3 * k);
+        }
+      };
+      auto longest_step = [&](double cap) {
+        double t = cap;
+        for (int k = 0; k < nc; ++k) {
+          t = step_to_boundary(s.segment<3>(3 * k), ds.segment<3>(3 * k), t);
+          t = step_to_boundary(z.segment<3>(3 * k), dz.segment<3>(3 * k), t);
+        }
+        return t;
+      };
+      const double gap = s.dot(z) / nc;
+      // Predictor (affine scaling): d = -lambda o lambda.
+      std::vector<Vector3d> target(nc);
+      for (int k = 0; k < nc; ++k) target[k] = -jordan_product(nt[k].lambda, nt[k].lambda);
+      direction(target);
+      const double t_affine = longest_step(1.0);
+      const double gap_affine = (s + t_affine * ds).dot(z + t_affine * dz) / nc;
+      const double sigma = std::pow(std::clamp(gap_affine / gap, 0.0, 1.0), 3);
+      // Corrector: d = -lambda o lambda - (W_nt^-1 ds_a) o (W_nt dz_a) + sigma gap e.
+      for (int k = 0; k < nc; ++k) {
+        target[k] -= jordan_product(nt[k].apply(-1, ds.segment<3>(3 * k)), nt[k].apply(1, dz.segment<3>(3 * k)));
+        target[k][0] += sigma * gap;
+      }
+      direction(target);
+      const double t = std::min(1.0, 0.99 * longest_step(1.0 / 0.99));
+      if (!(t > 0) || !ds.allFinite() || !dz.allFinite()) break;
+      s += t * ds;
+      z += t * dz;
     }
     ++result.solves;
     if (best_error <= settings.tolerance) break;
-    // Successive relaxation: shift the normal rows by mu |v_t| of this solve's answer.
-    error_of(x, u);
-    for (int k = 0; k < nc; ++k) shift[3 * k] = sys.mu[k] * std::hypot(u[3 * k + 1], u[3 * k + 2]);
+    last_s = answer_s;
+    last_z = answer_z;
+    // Successive relaxation: the next shift is mu |v_t| of this answer, g, mixed with the last ones.
+    error_of(answer_x, u);
+    VectorXd g(nc), loaded = VectorXd::Zero(nc);
+    double largest = 0;
+    for (int k = 0; k < nc; ++k) {
+      g[k] = sys.mu[k] * std::hypot(u[3 * k + 1], u[3 * k + 2]);
+      largest = std::max(largest, answer_x[3 * k]);
+    }
+    for (int k = 0; k < nc; ++k) loaded[k] = answer_x[3 * k] > kLoaded * largest ? 1.0 : 0.0;
+    VectorXd next = g;
+    if (relaxed >= kMixedRelaxations) {
+      next = shift + kDamping * (g - shift);
+    } else if (relaxed > 0) {
+      // Anderson(1): next = g - gamma (g - g_last), gamma minimizing |f - gamma (f - f_last)| over the
+      // loaded contacts' rows, f = g - shift.
+      const VectorXd f = loaded.cwiseProduct(g - shift), df = f - loaded.cwiseProduct(last_g - last_shift);
+      const double dd = df.squaredNorm();
+      if (dd > 0) next = g - (df.dot(f) / dd) * loaded.cwiseProduct(g - last_g);
+    }
+    last_shift = shift;
+    last_g = g;
+    shift = next.cwiseMax(0.0);
   }
   result.solved = std::isfinite(best_error);
   result.error = best_error;

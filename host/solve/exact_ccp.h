@@ -1,15 +1,16 @@
 // The exact solve of a small island (CPU executors): the relaxed (CCP) problem over the friction cones,
 // min 1/2 x^T W x + (q + s)^T x with every contact's x = (normal, t1, t2) in {|t| <= mu normal}, solved to
-// machine accuracy by a log-barrier method with Newton steps, and successive relaxation on top (the
-// normal rows shifted by mu |v_t| of the last answer) for contacts that slide. Why: on small, stiff,
-// redundant structures (the catenary arch: W of rank 126 for 516 unknowns, its range conditioned at
-// 2.4e4) APGD gains a decade in about sqrt(kappa) iterations and the staggered loop stops far from
-// its tolerance, while the exact relaxed answer of a standing structure already is its Coulomb
-// answer (every contact sticks); docs/method.md, "The exact solve of small islands".
+// near machine accuracy by a primal-dual interior-point method (Mehrotra's predictor-corrector with
+// Nesterov-Todd scaling), and successive relaxation on top (the normal rows shifted by mu |v_t| of the
+// last answer) for contacts that slide. Why: on small, stiff, redundant structures (the catenary arch:
+// W of rank 126 for 516 unknowns, its range conditioned at 2.4e4) APGD gains a decade in about
+// sqrt(kappa) iterations and the staggered loop stops far from its tolerance, while the exact relaxed
+// answer of a standing structure already is its Coulomb answer (every contact sticks);
+// docs/method.md, "The exact solve of small islands".
 //
-// A Newton step's system (D + tau G M^-1 G^T) dx = -grad, D the barrier's 3x3 blocks (and compliance),
-// is solved by Woodbury in body space: one Cholesky factorization of M / tau + G^T D^-1 G, 6 rows per
-// body, rather than of the 3 rows per contact.
+// An iteration's Newton system (W + D) dx = rhs, D the scalings' 3x3 blocks, is solved by Woodbury in
+// body space: one Cholesky factorization of M + G^T D^-1 G, 6 rows per body, rather than of the 3 rows
+// per contact.
 #pragma once
 
 #include <vector>
@@ -35,10 +36,10 @@ struct ExactBody {
 struct ExactCcpSettings {
   double tolerance = 1e-5;  // the Coulomb natural-map error to reach (relative: times `scale`)
   double scale = 1;         // 1 / max(|b|, b_floor) of the island (kernels/natural_map.h)
-  // Budgets. The catenary arch's steps (21 voussoirs, 172 contacts) take 40-1,000 Newton steps of
-  // about 0.1 ms; with 8 relaxations and 600 Newton steps 35 of its first 45 steps converged, with
-  // these all 45.
-  int max_solves = 20;      // relaxed problems solved (successive relaxation) at most
+  // Budgets. The catenary arch's steps (21 voussoirs, 172 contacts) take 1 to 100 relaxed solves of
+  // about 10 interior-point iterations (Newton steps) of about 0.1 ms each; with 50 relaxations 4 of
+  // 176 steps before its impact (four runs) stayed above its tolerance, with 100 one.
+  int max_solves = 100;     // relaxed problems solved (successive relaxation) at most
   int max_newton = 3000;    // Newton steps in all, at most, for systems up to kBudgetRows rows (fewer beyond)
 };
 

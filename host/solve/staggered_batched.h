@@ -645,8 +645,8 @@ struct StaggeredBatched {
 
   // The exact solve of small islands (executors with kPolish: the CPU's; host/solve/exact_ccp.h). An
   // island of at most kGranularIslandContacts contacts that ends the outer loop unconverged is solved
-  // again from scratch, exactly: the relaxed problem by Newton steps on a log barrier, with successive
-  // relaxation for sliding contacts. On small, stiff, redundant structures (masonry: the catenary
+  // again from scratch, exactly: the relaxed problem by a primal-dual interior-point method, with
+  // successive relaxation for sliding contacts. On small, stiff, redundant structures (masonry: the catenary
   // arch) APGD's rate is what stalls the loop, a decade per sqrt(kappa) iterations with kappa near
   // 1e4-1e5, while the exact relaxed answer of a standing structure is already its Coulomb answer. The
   // island keeps whichever answer has the smaller natural-map error, measured as every answer is
@@ -674,7 +674,8 @@ struct StaggeredBatched {
     T *sa = ptr(sweep_.alpha), *sb = ptr(sweep_.beta);
     const int* list = candidates.data();
     const int trace_min = c.trace_min_contacts;
-    // One island per element, on the threads: each is milliseconds of Newton steps, always worth one.
+    // One island per element, on the threads: each is milliseconds of interior-point iterations,
+    // always worth one.
     exec.for_each(
         int(candidates.size()),
         [=](int j) {
