@@ -39,9 +39,12 @@ TEST_CASE("Nesterov-Todd scaling: W z = W^-1 s = lambda, and W^p are its powers"
       const Vector3d x(0.3, -1.2, 0.7);
       CHECK((w.apply(2, x) - w.apply(1, w.apply(1, x))).norm() <= 1e-12 * w.apply(2, x).norm());
       CHECK((w.apply(-1, w.apply(1, x)) - x).norm() <= 1e-9 * x.norm());
-      // W is symmetric.
-      const Matrix3d m = w.matrix(1);
+      // W is symmetric, and beta times a hyperbolic rotation: W J W = beta^2 J (what makes it the NT
+      // scaling rather than any map with W z = W^-1 s), and lambda lies in L's upper half.
+      const Matrix3d m = w.matrix(1), j = Vector3d(1, -1, -1).asDiagonal();
       CHECK((m - m.transpose()).norm() <= 1e-12 * m.norm());
+      CHECK((m * j * m - w.beta * w.beta * j).norm() <= 1e-9 * (m * m).norm());
+      CHECK(w.lambda[0] > 0);
     }
   }
 }
@@ -50,9 +53,11 @@ TEST_CASE("Jordan division undoes the Jordan product inside the Lorentz cone", "
   std::mt19937 rng(11);
   std::normal_distribution<double> normal;
   for (int trial = 0; trial < 100; ++trial) {
-    const Vector3d u = inside(rng, trial % 2 ? 1e-4 : 0.5), v(normal(rng), normal(rng), normal(rng));
+    // The division's condition grows as u nears the boundary: 1 / depth.
+    const double depth = trial % 2 ? 1e-4 : 0.5;
+    const Vector3d u = inside(rng, depth), v(normal(rng), normal(rng), normal(rng));
     const Vector3d d = jordan_product(u, v);
-    CHECK((jordan_solve(u, d) - v).norm() <= 1e-6 * v.norm());
+    CHECK((jordan_solve(u, d) - v).norm() <= 1e-13 / depth * v.norm());
   }
 }
 

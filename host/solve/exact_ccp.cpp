@@ -80,8 +80,8 @@ struct System {
 };
 
 // The interior-point method works in the Lorentz cone's coordinates: a contact's s = (mu a, t), so
-// that x = S s with S = diag(1 / mu, 1, 1), and its dual z = S (W x + c) = (v_n / mu, v_t) (c the
-// relaxed problem's free rows). These convert between the two.
+// that x = S s with S = diag(1 / mu, 1, 1), and its dual z = S (W x + q + sigma) = (v_n / mu, v_t), the
+// relaxed problem's rows (c~ = S (q + sigma) below). This converts s to x.
 VectorXd x_of_s(const VectorXd& s, const VectorXd& mu) {
   VectorXd x = s;
   for (int k = 0; k < mu.size(); ++k) x[3 * k] /= mu[k];
@@ -90,7 +90,7 @@ VectorXd x_of_s(const VectorXd& s, const VectorXd& mu) {
 
 // The Newton system of an interior-point iteration at (s, z), in x's rows: (W + D) dx = rhs, D the
 // contacts' 3x3 blocks S^-1 W_nt^-2 S^-1 (W_nt their Nesterov-Todd scalings). Solved by Woodbury in
-// body space, dx = E rhs - E G (M + G^T E G)^-1 G^T E rhs with E = (D + compliance)^-1: one Cholesky
+// body space, dx = E rhs - E G (M + G^T E G)^-1 G^T E rhs with E = (D + compliance)^-1: one LDL^T
 // factorization of 6 rows per body instead of 3 rows per contact.
 class NewtonSystem {
  public:
@@ -105,9 +105,9 @@ class NewtonSystem {
       scaling.emplace_back(s.segment<3>(3 * k), z.segment<3>(3 * k));
       // D from W_nt^-2 and E from W_nt^2 (not by inverting D: near the answer its eigenvalues span the
       // square of the gap's decades), the compliance by Sherman-Morrison.
-      const Vector3d to_x(sys_.mu[k], 1, 1), from_x(1 / sys_.mu[k], 1, 1);
-      d_[k] = to_x.asDiagonal() * scaling[k].matrix(-2) * to_x.asDiagonal();
-      const Matrix3d e = from_x.asDiagonal() * scaling[k].matrix(2) * from_x.asDiagonal();
+      const Vector3d s_inverse(sys_.mu[k], 1, 1), s_diagonal(1 / sys_.mu[k], 1, 1);  // S^-1 and S
+      d_[k] = s_inverse.asDiagonal() * scaling[k].matrix(-2) * s_inverse.asDiagonal();
+      const Matrix3d e = s_diagonal.asDiagonal() * scaling[k].matrix(2) * s_diagonal.asDiagonal();
       const double c = sys_.compliance[k];
       e_[k] = c > 0 ? Matrix3d(e - c * e.col(0) * e.row(0) / (1 + c * e(0, 0))) : e;
     }
@@ -219,7 +219,8 @@ ExactCcpResult solve_exact_ccp(const std::vector<ExactContact>& contacts, const 
   // The budget is settings.max_newton up to kBudgetRows rows of the Newton system, and the same work
   // beyond (a factorization costs the cube of its rows).
   const double size = double(kBudgetRows) / (6 * nb);
-  const int max_newton = std::max(100, int(settings.max_newton * std::min(1.0, size * size * size)));
+  const int max_newton =
+      std::max(std::min(100, settings.max_newton), int(settings.max_newton * std::min(1.0, size * size * size)));
   // The cold start, on the cones' axes: normal impulses of the size the free velocities ask for, and
   // dual rows of the free velocities' size.
   double qn = 0, wn = 0, qnorm = 0;
@@ -240,9 +241,9 @@ ExactCcpResult solve_exact_ccp(const std::vector<ExactContact>& contacts, const 
   NewtonSystem newton(sys);
   VectorXd best = x_of_s(cold_s, sys.mu), shift = VectorXd::Zero(nc), u;
   double best_error = std::numeric_limits<double>::infinity(), cold_residual = -1;
-  auto error_of = [&](const VectorXd& x, VectorXd& u) {
-    u = sys.product(x) + sys.q;
-    return std::sqrt(coulomb_residual2(x, u, sys.mu)) * settings.scale;
+  auto error_of = [&](const VectorXd& x, VectorXd& velocity_rows) {
+    velocity_rows = sys.product(x) + sys.q;
+    return std::sqrt(coulomb_residual2(x, velocity_rows, sys.mu)) * settings.scale;
   };
   VectorXd last_s, last_z, last_shift, last_g;  // the last relaxed answer, and the mixing's memory
 
@@ -276,7 +277,8 @@ ExactCcpResult solve_exact_ccp(const std::vector<ExactContact>& contacts, const 
       // Far below the start's gap the Newton systems lose their digits and the residual, driven to
       // rounding, grows again: the iterates are no better from there.
       const double r_norm = r.norm();
-      if (cold_residual < 0) cold_residual = least_residual = r_norm;
+      // (A start already feasible to rounding measures from the problem's own size instead.)
+      if (cold_residual < 0) cold_residual = least_residual = std::max(r_norm, 1e-12 * (c.norm() + z.norm()));
       if (r_norm > std::max(100 * least_residual, 1e-9 * cold_residual)) break;
       least_residual = std::min(least_residual, r_norm);
       // Converged (feasible, and the Coulomb error no longer falls): the relaxed answer's contacts

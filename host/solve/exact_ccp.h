@@ -1,16 +1,16 @@
 // The exact solve of a small island (CPU executors): the relaxed (CCP) problem over the friction cones,
-// min 1/2 x^T W x + (q + s)^T x with every contact's x = (normal, t1, t2) in {|t| <= mu normal}, solved to
-// near machine accuracy by a primal-dual interior-point method (Mehrotra's predictor-corrector with
-// Nesterov-Todd scaling), and successive relaxation on top (the normal rows shifted by mu |v_t| of the
-// last answer) for contacts that slide. Why: on small, stiff, redundant structures (the catenary arch:
-// W of rank 126 for 516 unknowns, its range conditioned at 2.4e4) APGD gains a decade in about
-// sqrt(kappa) iterations and the staggered loop stops far from its tolerance, while the exact relaxed
-// answer of a standing structure already is its Coulomb answer (every contact sticks);
-// docs/method.md, "The exact solve of small islands".
+// min 1/2 x^T W x + (q + sigma)^T x with every contact's x = (normal, t1, t2) in {|t| <= mu normal},
+// solved to near machine accuracy by a primal-dual interior-point method (Mehrotra's
+// predictor-corrector with Nesterov-Todd scaling), and successive relaxation on top (sigma, the normal
+// rows' shift, mu |v_t| of the last answer) for contacts that slide. Why: on small, stiff, redundant
+// structures (the catenary arch: W of rank 126 for 516 unknowns, its range conditioned at 2.4e4) APGD
+// gains a decade in about sqrt(kappa) iterations and the staggered loop stops far from its tolerance,
+// while the exact relaxed answer of a standing structure already is its Coulomb answer (every contact
+// sticks); docs/method.md, "The exact solve of small islands".
 //
 // An iteration's Newton system (W + D) dx = rhs, D the scalings' 3x3 blocks, is solved by Woodbury in
-// body space: one Cholesky factorization of M + G^T D^-1 G, 6 rows per body, rather than of the 3 rows
-// per contact.
+// body space: one LDL^T factorization of M + G^T (D + compliance)^-1 G, 6 rows per body, rather than
+// of the 3 rows per contact.
 #pragma once
 
 #include <vector>
@@ -49,10 +49,10 @@ struct ExactCcpResult {
   int solves = 0, newton = 0;
 };
 
-// Whether the exact solve takes this island: cone friction with mu > 0 at every contact (the barrier
-// needs the cone's interior), and a Newton system of at most kExactMaxRows rows (6 per body), which
-// bounds its cost: a factorization grows with the cube of the rows (the arch's 126 rows: 0.1 ms a
-// Newton step; 192 rows about 3 times that).
+// Whether the exact solve takes this island: cone friction with mu > 0 at every contact (the cone's
+// coordinates (mu a, t) divide by mu), and a Newton system of at most kExactMaxRows rows (6 per body),
+// which bounds its cost: a factorization grows with the cube of the rows (the arch's 126 rows: 0.1 ms
+// an iteration; 192 rows about 3 times that).
 constexpr int kExactMaxRows = 192;
 // The Newton budget holds up to this many rows (the arch with its block: 22 bodies); a larger system
 // gets the same work, max_newton * (kBudgetRows / rows)^3 steps (at 192 rows about 1,000).

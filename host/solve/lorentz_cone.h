@@ -32,8 +32,8 @@ inline Eigen::Vector3d jordan_solve(const Eigen::Vector3d& u, const Eigen::Vecto
 }
 
 // Nesterov-Todd scaling of a pair (s, z) inside L (Vandenberghe, "The CVXOPT linear and quadratic cone
-// program solvers", section 4): the symmetric W with W z = W^-1 s = lambda. W = beta P, P the
-// hyperbolic matrix of the normalized scaling point wb (wb^T J wb = 1, J = diag(1, -1, -1)), whose
+// program solvers", section 4): the symmetric W with W z = W^-1 s = lambda, W = beta P with P J P = J
+// (J = diag(1, -1, -1)). With wb the normalized scaling point (wb^T J wb = 1), P^2 = 2 wb wb^T - J: P's
 // eigenvalues are k and 1 / k, k = wb_0 + |wb_t|, on e+- = (1, +-n) / sqrt(2), n = wb_t / |wb_t|, and 1
 // across n. Near the answer k^2 reaches the inverse of the duality gap.
 struct NtScaling {
