@@ -256,7 +256,7 @@ ExactCcpResult solve_exact_ccp(const std::vector<ExactContact>& contacts, const 
       s = last_s + kWarmStart * cold_s;
       z = last_z + kWarmStart * cold_z;
     }
-    VectorXd answer_s = s, answer_z = z, answer_x = x_of_s(s, sys.mu);
+    VectorXd answer_s = s, answer_z = z, answer_x = x_of_s(s, sys.mu), answer_u;
     double answer_error = std::numeric_limits<double>::infinity(), least_residual = cold_residual;
     int flat = 0;
     // Mehrotra's predictor-corrector on the monotone complementarity problem z = W~ s + c~, s and z in
@@ -287,6 +287,7 @@ ExactCcpResult solve_exact_ccp(const std::vector<ExactContact>& contacts, const 
       if (e < answer_error) {
         answer_error = e;
         answer_x = x;
+        answer_u = u;
         answer_s = s;
         answer_z = z;
       }
@@ -345,11 +346,11 @@ ExactCcpResult solve_exact_ccp(const std::vector<ExactContact>& contacts, const 
     last_s = answer_s;
     last_z = answer_z;
     // Successive relaxation: the next shift is mu |v_t| of this answer, g, mixed with the last ones.
-    error_of(answer_x, u);
+    if (answer_u.size() == 0) error_of(answer_x, answer_u);  // no iterate was measured better
     VectorXd g(nc), loaded = VectorXd::Zero(nc);
     double largest = 0;
     for (int k = 0; k < nc; ++k) {
-      g[k] = sys.mu[k] * std::hypot(u[3 * k + 1], u[3 * k + 2]);
+      g[k] = sys.mu[k] * std::hypot(answer_u[3 * k + 1], answer_u[3 * k + 2]);
       largest = std::max(largest, answer_x[3 * k]);
     }
     for (int k = 0; k < nc; ++k) loaded[k] = answer_x[3 * k] > kLoaded * largest ? 1.0 : 0.0;

@@ -646,8 +646,8 @@ struct StaggeredBatched {
   // The exact solve of small islands (executors with kPolish: the CPU's; host/solve/exact_ccp.h). An
   // island of at most kGranularIslandContacts contacts that ends the outer loop unconverged is solved
   // again from scratch, exactly: the relaxed problem by a primal-dual interior-point method, with
-  // successive relaxation for sliding contacts. On small, stiff, redundant structures (masonry: the catenary
-  // arch) APGD's rate is what stalls the loop, a decade per sqrt(kappa) iterations with kappa near
+  // successive relaxation for sliding contacts. On small, stiff, redundant structures (masonry: the
+  // catenary arch) APGD's rate is what stalls the loop, a decade per sqrt(kappa) iterations with kappa near
   // 1e4-1e5, while the exact relaxed answer of a standing structure is already its Coulomb answer. The
   // island keeps whichever answer has the smaller natural-map error, measured as every answer is
   // (errors_at_body_velocities).
