@@ -1,6 +1,7 @@
 // The Python module `stagger` (docs/python.md): the public C++ API (include/stagger/) with body
 // state and contacts as numpy arrays, reports as dicts, errors as exceptions with the command line's
 // messages, the GIL released while stepping and Ctrl-C honoured between steps.
+#include <cmath>
 #include <cstring>
 #include <algorithm>
 #include <optional>
@@ -43,16 +44,52 @@ py::array state_view(py::object owner, const double* data, std::size_t n, std::s
   return a;
 }
 
-// A C-contiguous float64 copy of an n x cols array argument, or ValueError naming it.
+// A C-contiguous float64 copy of an n x cols array argument, or InputError naming it.
 std::optional<py::array_t<double, py::array::c_style | py::array::forcecast>> state_arg(const py::object& value,
                                                                                       const char* name, std::size_t n,
                                                                                       std::size_t cols) {
   if (value.is_none()) return std::nullopt;
   auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(value);
   if (!a || a.ndim() != 2 || std::size_t(a.shape(0)) != n || std::size_t(a.shape(1)) != cols)
-    throw py::value_error(std::string(name) + ": expected an array of shape (" + std::to_string(n) + ", " +
-                          std::to_string(cols) + ")");
+    throw InputError(std::string(name) + ": expected an array of shape (" + std::to_string(n) + ", " +
+                     std::to_string(cols) + ")");
   return a;
+}
+
+// The JSON path of the first non-finite float in plain Python values ("" if none), in the form the
+// scene loader's messages use (bodies[3].shape.radius). JSON has no NaN or infinity: json.dumps would write
+// them as words the loader then refuses at a column of text the user never wrote.
+std::string non_finite_path(const py::handle& value, const std::string& path) {
+  if (py::isinstance<py::dict>(value)) {
+    for (auto item : py::reinterpret_borrow<py::dict>(value)) {
+      const std::string key = py::str(item.first).cast<std::string>();
+      std::string found = non_finite_path(item.second, path.empty() ? key : path + "." + key);
+      if (!found.empty()) return found;
+    }
+  } else if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
+    std::size_t i = 0;
+    for (auto item : value) {
+      std::string found = non_finite_path(item, path + "[" + std::to_string(i++) + "]");
+      if (!found.empty()) return found;
+    }
+  } else if (py::isinstance<py::float_>(value) && !std::isfinite(value.cast<double>())) {
+    return path.empty() ? "$" : path;
+  }
+  return "";
+}
+
+// A dict as JSON text for the scene loader: numpy scalars and arrays (a row of world.positions)
+// become numbers and lists; a non-finite number is an InputError naming its path.
+std::string dict_json(const py::dict& d, const std::string& file) {
+  const py::object plain = py::module_::import("json").attr("loads")(py::module_::import("json").attr("dumps")(
+      d, py::arg("default") = py::cpp_function([](const py::object& o) -> py::object {
+        if (py::hasattr(o, "tolist")) return o.attr("tolist")();
+        throw py::type_error(std::string("a value of type ") + py::str(py::type::of(o).attr("__name__")).cast<std::string>() +
+                             " is not a JSON value");
+      })));
+  const std::string bad = non_finite_path(plain, "");
+  if (!bad.empty()) throw InputError(file + ": " + bad + ": must be a finite number (not NaN or infinity)");
+  return py::module_::import("json").attr("dumps")(plain).cast<std::string>();
 }
 
 int body_arg(const World& world, const py::object& body) {
@@ -136,9 +173,7 @@ PYBIND11_MODULE(stagger, m) {
                   "A scene from JSON text; `file` names it in messages and anchors relative paths.")
       .def_static(
           "from_dict",
-          [](const py::dict& d, const std::string& file) {
-            return Scene::from_json(py::module_::import("json").attr("dumps")(d).cast<std::string>(), file);
-          },
+          [](const py::dict& d, const std::string& file) { return Scene::from_json(dict_json(d, file), file); },
           py::arg("scene"), py::arg("file") = "<dict>",
           "A scene from a dict with the scene file's structure (docs/scene_format.md).")
       .def_property_readonly("name", &Scene::name)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds (if needed) and runs the test suite, then says what it proved: how many tests passed, failed
 # and were skipped, why each skipped one did not run, and which tests left a part out (a backend this
-# machine cannot run). STAGGER_REQUIRE_GPU=1 turns every GPU skip into a failure (for GPU machines).
+# machine cannot run). STAGGER_REQUIRE_GPU=1 turns every GPU skip into a failure; it is set when the
+# machine has an NVIDIA device (/dev/nvidia0), so that a broken driver or a CPU-only build there fails
+# instead of skipping (STAGGER_REQUIRE_GPU=0 allows the skips). No test run at all is a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -f build/build.ninja ] || scripts/setup.sh
@@ -9,8 +11,9 @@ cmake --build build
 # ctest runs two tests at once, each with an OpenMP team as large as the machine: spinning waits
 # would then steal the other test's cores (a 2 s test took 15 s beside another), so threads sleep.
 export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
+if [ -z "${STAGGER_REQUIRE_GPU:-}" ] && [ -e /dev/nvidia0 ]; then export STAGGER_REQUIRE_GPU=1; fi
 code=0
-ctest --test-dir build --output-on-failure -j2 "$@" || code=$?
+ctest --test-dir build --output-on-failure --no-tests=error -j2 "$@" || code=$?
 log=build/Testing/Temporary/LastTest.log
 if [ -f "$log" ]; then
   # LastTest.log holds each test's output after a "N/M Test: name" line.
@@ -38,9 +41,12 @@ if [ -f "$log" ]; then
     END {
       settle()
       printf "\ntests: %d passed, %d failed, %d skipped (of %d)\n", passed, failed, s, total
+      if (total == 0) { print "  no test ran: that is a failure"; exit 1 }
       for (i = 1; i <= u; ++i) printf "  neither passed, failed nor skipped (see ctest above)  %s\n", unaccounted[i]
       for (i = 1; i <= s; ++i) printf "  skipped  %s\n", skipped[i]
       for (i = 1; i <= r; ++i) printf "passed, but without a part not run here (%s), in:%s\n", order[i], part[order[i]]
-    }' "$log"
+    }' "$log" || code=1
+else
+  code=1
 fi
 exit $code

@@ -2,6 +2,9 @@
 // (SCENE_FORMAT.md). Runs the real binary.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <sstream>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -13,16 +16,25 @@ using namespace test;
 TEST_CASE("a run writes final_state.csv and summary.json", "[cli]") {
   fs::path dir = temp_dir("ok");
   fs::path scene = write_scene(dir, "drop.json", R"({"time_step": 0.01, "steps": 30, "output": {"every": 10},
-    "bodies": [{"id": "floor", "shape": {"type": "plane"}, "fixed": true},
+    "bodies": [{"id": "floor", "shape": {"type": "plane"}, "position": [0.1, 0, 0], "fixed": true},
                {"id": "ball", "shape": {"type": "sphere", "radius": 0.1}, "position": [0, 0, 0.3], "mass": 1}]})");
   Outcome r = test::stagger("run " + scene.string() + " --out " + (dir / "out").string(), dir);
   REQUIRE(r.code == 0);
   std::string csv = slurp(dir / "out" / "final_state.csv");
+  // The floor (fixed, moved along itself) keeps x = 0.1, whose double needs 17 significant digits.
+  REQUIRE(csv.find("\nfloor,0.10000000000000001,") != std::string::npos);
   REQUIRE(csv.rfind("id,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n", 0) == 0);
   REQUIRE(csv.find("\nfloor,") != std::string::npos);
   REQUIRE(csv.find("\nball,") != std::string::npos);
-  // Full precision: the resting height 0.1 prints as 0.10000000000000001 (17 significant digits).
-  REQUIRE(csv.find("0.10000000000000001") != std::string::npos);
+  // The ball rests on the floor, its centre one radius up.
+  {
+    const std::size_t row = csv.find("\nball,");
+    std::istringstream fields(csv.substr(row + 6));
+    double x, y, z;
+    char comma;
+    REQUIRE(static_cast<bool>(fields >> x >> comma >> y >> comma >> z));
+    CHECK(std::fabs(z - 0.1) < 1e-6);
+  }
   auto summary = nlohmann::json::parse(slurp(dir / "out" / "summary.json"));
   for (const char* key : {"bodies", "steps", "simulated_time", "wall_seconds", "backend", "contacts_mean",
                           "contacts_max", "outer_iterations_mean", "converged_fraction", "max_penetration"})

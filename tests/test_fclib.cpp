@@ -2,6 +2,7 @@
 // applied solve the exported problem; local problems with known solutions are solved; the commands'
 // outputs and errors. Skipped, with a message, in a build without libfclib-dev.
 #include <catch2/catch.hpp>
+#include <Eigen/Eigenvalues>
 
 #include <cmath>
 #include <sstream>
@@ -143,6 +144,7 @@ TEST_CASE("the impulses a step applied solve its exported FCLIB problem", "[fcli
     // W is symmetric positive semidefinite, as J M^-1 J^T must be.
     Eigen::MatrixXd w(lp.w);
     CHECK((w - w.transpose()).norm() <= 1e-12 * w.norm());
+    CHECK(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(w).eigenvalues().minCoeff() >= -1e-12 * w.norm());
   }
 }
 

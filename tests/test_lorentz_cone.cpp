@@ -81,5 +81,6 @@ TEST_CASE("the step to the Lorentz cone's boundary lands on it and never leaves 
     CHECK(lorentz_det(s + 0.999 * t * ds) > 0);
     CHECK(lorentz_det(s + 1.001 * t * ds) < 0);
   }
+  CHECK(capped > 0);  // both branches ran
   CHECK(capped < 200);
 }

@@ -70,7 +70,7 @@ def test_views_follow_free_fall_and_are_read_only():
     x[0, 2] += 1.0
     world.set_state(positions=x)
     assert world.positions[0, 2] == x[0, 2]
-    with pytest.raises(ValueError, match=r"positions: expected an array of shape \(1, 3\)"):
+    with pytest.raises(stagger.InputError, match=r"positions: expected an array of shape \(1, 3\)"):
         world.set_state(positions=np.zeros((2, 3)))
 
 
@@ -128,6 +128,16 @@ def test_errors_are_exceptions_with_the_cli_messages(scenes, binary, tmp_path):
         stagger.World(stagger.Scene.load(str(scenes / "validation" / "free_fall.json")), backend="gpu")
     with pytest.raises(stagger.InputError, match="cannot be read|cannot open|No such file|not found"):
         stagger.Scene.load(str(tmp_path / "missing.json"))
+
+
+def test_scene_dicts_take_numpy_values_and_name_non_finite_numbers():
+    ball = {"id": "ball", "shape": {"type": "sphere", "radius": np.float64(0.1)}, "position": np.array([0, 0, 10.0]),
+            "mass": np.int64(1)}
+    scene = stagger.Scene.from_dict({"name": "np", "time_step": 0.01, "steps": 1, "bodies": [ball]})
+    assert stagger.World(scene).positions[0, 2] == 10.0
+    ball["position"] = [0, 0, float("nan")]
+    with pytest.raises(stagger.InputError, match=r"^<dict>: bodies\[0\]\.position\[2\]: must be a finite number"):
+        stagger.Scene.from_dict({"name": "nan", "time_step": 0.01, "steps": 1, "bodies": [ball]})
 
 
 def test_a_failed_step_raises_and_keeps_the_last_good_state(tmp_path):
