@@ -548,7 +548,14 @@ TEST_CASE("a catenary arch of 21 mortarless voussoirs stands, and still stands w
   CHECK(converged == free_fall_steps);
   CHECK(measured <= scene.solver.tolerance * 1.01);
   CHECK(largest_move() < 2e-3);  // standing under its own weight
-  for (std::int64_t s = free_fall_steps; s < 100; ++s) world.step();
+  // After the impact the exact solve leaves a few steps above the tolerance (docs/method.md: 1-6 of
+  // the 155 in five runs); at most a tenth may be.
+  std::int64_t converged_after = 0;
+  auto step_after_impact = [&] {
+    world.step();
+    converged_after += world.last_step().converged ? 1 : 0;
+  };
+  for (std::int64_t s = free_fall_steps; s < 100; ++s) step_after_impact();
   // Half a second after the impact: no voussoir has moved by more than a fortieth of the arch's
   // thickness, and the cube lies on the keystone.
   CHECK(largest_move() < 5e-3);
@@ -561,9 +568,11 @@ TEST_CASE("a catenary arch of 21 mortarless voussoirs stands, and still stands w
   block_on_keystone();
   // And to the scene's end (2 s, 1.5 s after the impact): no slow collapse after the first half second.
   REQUIRE(scene.steps >= 200);
-  for (std::int64_t s = 100; s < scene.steps; ++s) world.step();
+  for (std::int64_t s = 100; s < scene.steps; ++s) step_after_impact();
   CHECK(largest_move() < 5e-3);
   block_on_keystone();
+  CAPTURE(converged_after);
+  CHECK(converged_after >= 0.9 * double(scene.steps - free_fall_steps));
 }
 
 // Every validation scene as written (the solver's defaults, or the tolerance the scene states and
@@ -571,12 +580,12 @@ TEST_CASE("a catenary arch of 21 mortarless voussoirs stands, and still stands w
 // step (host/solve/quality.cpp, from the returned impulses and velocities) stay small. The natural-map error
 // measured outside the solver must meet the tolerance the solver claimed to meet. Not the catenary
 // arch: after the block lands some of its steps stay unconverged even with the exact solve of small
-// islands (5% of its 200; docs/method.md, "Known behaviour"); its own test checks that it stands and
-// that every step before the impact converges.
+// islands (up to 3% of its 200; docs/method.md); its own test checks that it stands, that every step
+// before the impact converges and at least 90% of those after it.
 TEST_CASE("every validation scene at its settings: all steps converge, violations small", "[validation][quality]") {
   for (const char* name : {"free_fall", "resting_sphere", "block_sticks", "block_slides", "sphere_rolls",
                            "sphere_slides_and_rolls", "head_on_spheres", "inelastic_drop", "partial_bounce",
-                           "conveyor", "box_stack", "card_house", "painleve_rod", "brick_wall"}) {
+                           "conveyor", "box_stack", "card_house", "painleve_rod", "brick_wall", "hexagonal_pyramid"}) {
     CAPTURE(name);
     Scene scene = validation_scene(name);
     const std::int64_t steps = scene.steps;
@@ -594,14 +603,14 @@ TEST_CASE("every validation scene at its settings: all steps converge, violation
       if (r.converged) error = std::max(error, r.quality.natural_map_error);
       for (double a : world.solution().alpha) impulse = std::max(impulse, a);
     }
-    // The smallest dynamic body's size (a sphere's radius, a box's smallest half extent).
+    // The smallest dynamic body's size (a sphere's radius, a box's or a mesh's smallest half extent).
     double size = std::numeric_limits<double>::infinity();
     const Bodies& bodies = world.bodies();
     for (int i = 0; i < bodies.size(); ++i) {
       if (!bodies.is_dynamic(i)) continue;
       const Shape& shape = bodies.shape[i];
       if (shape.type == ShapeType::sphere) size = std::min(size, shape.radius);
-      if (shape.type == ShapeType::box)
+      if (shape.type == ShapeType::box || shape.type == ShapeType::mesh)
         size = std::min({size, shape.half_extents.x, shape.half_extents.y, shape.half_extents.z});
     }
     REQUIRE(size < std::numeric_limits<double>::infinity());
