@@ -18,21 +18,25 @@ log=build/Testing/Temporary/LastTest.log
 if [ -f "$log" ]; then
   # LastTest.log holds each test's output after a "N/M Test: name" line.
   # ctest logs "Test Passed." for a plain pass and "Test Pass Reason:" for one judged by a regular
-  # expression, a skip included (its output says STAGGER_SKIPPED and why). Every test is counted once,
-  # and one that is none of the three is listed, so that the counts add up to the total.
+  # expression, a skip included (its output says STAGGER_SKIPPED and why). ctest calls a test skipped
+  # whatever its exit code once the marker is printed, so a skipped test whose output also reports a
+  # failed assertion (Catch2's "FAILED:", pytest's "failed") counts as failed. Every test is counted
+  # once, and one that is none of the three is listed, so that the counts add up to the total.
   awk '
     function settle() {
       if (name == "") return
-      if (status == "failed") ++failed
+      if (why != "" && failing) failed_skip[++fs] = name
+      if (status == "failed" || (why != "" && failing)) ++failed
       else if (why != "") skipped[++s] = name ": " why
       else if (status == "passed") ++passed
       else unaccounted[++u] = name
     }
     /^[0-9]+\/[0-9]+ Test: / {
-      settle(); sub(/^[0-9]+\/[0-9]+ Test: /, ""); name = $0; ++total; status = ""; why = ""; next
+      settle(); sub(/^[0-9]+\/[0-9]+ Test: /, ""); name = $0; ++total; status = ""; why = ""; failing = 0; next
     }
     /^Test Passed\.|^Test Pass Reason:/ { if (status == "") status = "passed" }
     /^Test Failed\.|^Test Fail Reason:/ { status = "failed" }
+    /: FAILED:$|^test cases: .*failed|[0-9]+ failed/ { failing = 1 }
     /STAGGER_SKIPPED: / { if (why == "") { sub(/.*STAGGER_SKIPPED: /, ""); why = $0 } }
     /STAGGER_PART_NOT_RUN: / {
       sub(/.*STAGGER_PART_NOT_RUN: /, "")
@@ -43,8 +47,10 @@ if [ -f "$log" ]; then
       printf "\ntests: %d passed, %d failed, %d skipped (of %d)\n", passed, failed, s, total
       if (total == 0) { print "  no test ran: that is a failure"; exit 1 }
       for (i = 1; i <= u; ++i) printf "  neither passed, failed nor skipped (see ctest above)  %s\n", unaccounted[i]
+      for (i = 1; i <= fs; ++i) printf "  failed   %s (ctest calls it skipped, but its output reports a failure)\n", failed_skip[i]
       for (i = 1; i <= s; ++i) printf "  skipped  %s\n", skipped[i]
       for (i = 1; i <= r; ++i) printf "passed, but without a part not run here (%s), in:%s\n", order[i], part[order[i]]
+      if (failed > 0) exit 1
     }' "$log" || code=1
 else
   code=1
