@@ -92,21 +92,36 @@ TEST_CASE("active lists hold the blocks and bodies of the active islands, in ord
     REQUIRE(std::vector<int>(lists.bodies.begin(), lists.bodies.begin() + lists.num_bodies) == want_bodies);
     REQUIRE(lists.num_contacts == want_contacts);
 
-    // Lists are kept while more than half of the listed islands still iterate, rebuilt below that.
-    std::vector<int> fewer = active;
-    int dropped = 0;
-    for (int i : want_islands)
-      if (2 * (left - dropped) > left + 1) {
-        fewer[i] = 0;
-        ++dropped;
+    // Lists are kept while more than half of the listed islands still iterate, rebuilt below that:
+    // from these lists, floor(left / 2) + 1 islands left keep them, floor(left / 2) rebuild them.
+    for (const int keep : {left / 2 + 1, left / 2}) {
+      if (keep < 1 || keep >= left) continue;
+      CAPTURE(left, keep);
+      ActiveLists<CpuExec> from = lists;
+      std::vector<int> fewer(ni, 0), kept_islands, kept_blocks, kept_bodies;
+      long long kept_contacts = 0;
+      for (int j = 0; j < keep; ++j) {
+        const int i = want_islands[j];
+        fewer[i] = 1;
+        kept_islands.push_back(i);
+        for (int b = block_begin[i]; b < block_begin[i + 1]; ++b) kept_blocks.push_back(b);
+        for (int s = body_begin[i]; s < body_begin[i + 1]; ++s) kept_bodies.push_back(s);
+        kept_contacts += contact_begin[i + 1] - contact_begin[i];
       }
-    const long long builds = lists.builds;
-    const int now = exec.count(fewer.data(), ni);
-    lists.update(exec, now, fewer.data(), ni, blocks.data(), int(blocks.size()), block_begin.data(),
-                 contact_begin.data(), int(body_island.size()), body_island.data(), body_begin.data());
-    if (now > 0 && 2 * now > left) {
-      REQUIRE(lists.builds == builds);
-      REQUIRE(lists.num_islands == left);  // the old lists: a superset
+      const long long builds = from.builds;
+      from.update(exec, keep, fewer.data(), ni, blocks.data(), int(blocks.size()), block_begin.data(),
+                  contact_begin.data(), int(body_island.size()), body_island.data(), body_begin.data());
+      REQUIRE(from.listed);
+      if (2 * keep > left) {
+        REQUIRE(from.builds == builds);
+        REQUIRE(from.num_islands == left);  // the old lists: a superset, done islands skipped by the mask
+      } else {
+        REQUIRE(from.builds == builds + 1);
+        REQUIRE(std::vector<int>(from.islands.begin(), from.islands.begin() + from.num_islands) == kept_islands);
+        REQUIRE(std::vector<int>(from.blocks.begin(), from.blocks.begin() + from.num_blocks) == kept_blocks);
+        REQUIRE(std::vector<int>(from.bodies.begin(), from.bodies.begin() + from.num_bodies) == kept_bodies);
+        REQUIRE(from.num_contacts == kept_contacts);
+      }
     }
   }
 }
