@@ -19,6 +19,9 @@ constexpr int kCpuBlockSize = 256, kCpuLoopCheckInterval = 1;
 // The CPU runs the iterations of an APGD loop over at least this many contacts as one OpenMP team
 // (host/step/parallel.h, run_as_team; docs/benchmarks.md says how it was chosen).
 constexpr int kCpuTeamMinContacts = 512;
+// And a team takes one thread per this many contacts (at least two; host/step/exec_cpu.h, team_threads):
+// the same crossing point, a thread's share being worth its barrier at about 512 contacts.
+constexpr int kCpuTeamContactsPerThread = 512;
 constexpr int kGpuBlockSize = 32, kGpuLoopCheckInterval = 8;
 
 }  // namespace stagger

@@ -805,12 +805,11 @@ struct StaggeredBatched {
     Vec3<T>*v = ptr(v_), *w = ptr(w_);
     const ApgdIsland<T>* apgd = ptr(apgd_);
     IslandStats* stats = ptr(stats_);
-    const int threads = exec.threads();
-    const long long team_min = exec.team_min_contacts_;
-    exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
+    const Exec* executor = &exec;
+    exec.for_each(p.num_islands, [=](int i) {
       if (!mask[i]) return;
       const int contacts = p.island_contact_begin[i + 1] - p.island_contact_begin[i];
-      const int team = contacts >= team_min ? threads : 1;
+      const int team = contacts >= executor->team_min_contacts_ ? executor->team_threads(contacts) : 1;
       const int sweeps = min_of(max_of(apgd[i].iterations / team, 1), kPolishMaxSweeps);
       gauss_seidel_sweeps(p, i, sweeps, sa, sb, v, w);
       stats[i].sweeps += sweeps;

@@ -44,6 +44,9 @@ struct CpuExec {
   // of `threads()` runs on islands of at least team_min_contacts_ contacts.
   static constexpr bool kPolish = true;
   int threads() const { return omp_get_max_threads(); }
+  // The threads of the team that runs an APGD loop over `contacts` contacts (repeat): one per
+  // kCpuTeamContactsPerThread, at least two (threads_for, host/step/parallel.h).
+  int team_threads(long long contacts) const { return threads_for(contacts, kCpuTeamContactsPerThread); }
   // Islands of at most this many contacts take the dense path (host/solve/dense_islands.h): none, because
   // on the CPU the matrix-free product was faster at every island size measured (docs/backends.md).
   static constexpr int kDenseMaxContacts = 0;
@@ -190,7 +193,7 @@ struct CpuExec {
       ++teams_;
       run_as_team([&] {
         for (int t = 0; t < times; ++t) body();
-      });
+      }, team_threads(work));
       return;
     }
     for (int t = 0; t < times; ++t) body();

@@ -3,7 +3,10 @@
 // writes anything another element reads, so results do not depend on the thread count.
 #pragma once
 
+#include <algorithm>
 #include <exception>
+
+#include <omp.h>
 
 namespace stagger {
 
@@ -20,6 +23,19 @@ inline thread_local std::exception_ptr* team_error = nullptr;
 // slower at 4,096. (An earlier measurement on another VM had favoured 512: the crossing point is the
 // machine's, near a few thousand contacts on two cores.)
 constexpr int kParallelThreshold = 2048;
+
+// How many threads a parallel loop over `work` elements uses: one per `per_thread` elements, at
+// least two, at most the machine's. Why not all of them: a region or barrier costs more the more
+// threads it waits for, and on a 16-core Xeon host the batched backend ran the 330-body shaken bed
+// (one island of about 1,000 contacts) at 650 steps/s and the 1k pour at 347 on all 16 threads,
+// against 1,590 and 546 on this 2-core VM (bench/results/h200_cuda; docs/backends.md). Results do not
+// depend on the thread count (static schedules, fixed summation orders), so neither does this.
+inline int threads_for(long long work, long long per_thread) {
+  const int most = omp_get_max_threads();
+  if (most <= 1) return 1;
+  return int(std::clamp<long long>(work / std::max<long long>(per_thread, 1), 2, most));
+}
+constexpr int kElementsPerThread = kParallelThreshold / 2;
 
 // `work` is how many elements the loop touches in all (for loops over blocks of elements).
 // An exception thrown by a body (e.g. std::bad_alloc) must not escape an OpenMP region (that
@@ -43,7 +59,8 @@ void parallel_for(int n, F&& body, long long work = -1) {
     return;
   }
   std::exception_ptr error;
-#pragma omp parallel for schedule(static)
+  const int threads = threads_for(work < 0 ? n : work, kElementsPerThread);
+#pragma omp parallel for schedule(static) num_threads(threads)
   for (int i = 0; i < n; ++i) {
     try {
       body(i);
@@ -55,7 +72,7 @@ void parallel_for(int n, F&& body, long long work = -1) {
   if (error) std::rethrow_exception(error);
 }
 
-// body() on every thread of one OpenMP team, whose parallel_for loops then share out their
+// body() on every thread of one OpenMP team of `threads` threads, whose parallel_for loops then share out their
 // elements (static schedule, a barrier at the end of each) instead of each opening and closing a
 // parallel region of its own, whatever their size. Why: on the 2-core VM a region costs about
 // 1.7 us and a barrier 0.6 us, and one APGD iteration is five loops: with a region per loop the
@@ -64,9 +81,9 @@ void parallel_for(int n, F&& body, long long work = -1) {
 // shared state only inside them; a static schedule keeps each element on a fixed thread, and no
 // result depends on which thread ran an element, so results are the same bit for bit.
 template <class F>
-void run_as_team(F&& body) {
+void run_as_team(F&& body, int threads) {
   std::exception_ptr error;
-#pragma omp parallel
+#pragma omp parallel num_threads(threads)
   {
     detail::team_error = &error;
     body();
