@@ -240,10 +240,15 @@ if want cpu; then
 fi
 
 if want scaling; then
-  log "thread scaling: spheres_resting_10k, 100 steps"
-  for t in 1 2 4 8 16; do
-    timeout "$(limit 60)" "$build/stagger_bench" --scene bench/scenes/spheres_resting_10k.json --steps 100 --threads $t \
-      --out "$out/thread_scaling.csv" | cut -d, -f6,7,13,24
+  # The resting 10k bed (31k contacts), and two scenes of one island of 1,000-2,500 contacts, where
+  # threads beyond a few cost more in barriers than they save (threads_for, host/step/parallel.h).
+  for run in "bench/scenes/spheres_resting_10k.json 100" "scenes/brazil_nut_small.json 1000" "bench/scenes/spheres_pile_1k.json 300"; do
+    set -- $run
+    log "thread scaling: $1, $2 steps"
+    for t in 1 2 4 8 16; do
+      timeout "$(limit 60)" "$build/stagger_bench" --scene "$1" --steps "$2" --threads $t \
+        --out "$out/thread_scaling.csv" | cut -d, -f6,7,13,24
+    done
   done
 fi
 log "done"
