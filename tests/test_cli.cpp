@@ -68,7 +68,10 @@ TEST_CASE("bad input exits 2 with one error line naming file and path", "[cli][e
   Outcome r = test::stagger("run " + scene.string() + " --out " + (dir / "out").string(), dir);
   REQUIRE(r.code == 2);
   REQUIRE(r.err == "error: " + scene.string() + ": bodies[3].shape.radius: must be > 0, got -0.01\n");
-  REQUIRE_FALSE(fs::exists(dir / "out" / "final_state.csv"));  // nothing simulated
+  REQUIRE_FALSE(fs::exists(dir / "out"));  // nothing simulated: not even an empty directory is left
+  fs::create_directories(dir / "kept");    // one that was there stays
+  REQUIRE(test::stagger("run " + scene.string() + " --out " + (dir / "kept").string(), dir).code == 2);
+  REQUIRE(fs::is_directory(dir / "kept"));
 
   REQUIRE(test::stagger("run " + (dir / "missing.json").string(), dir).code == 2);
   REQUIRE(test::stagger("run", dir).code == 2);

@@ -98,6 +98,8 @@ int run_command(const RunOptions& options) {
     fs::create_directories(out, ec);
     return !ec && fs::is_directory(out);
   };
+  std::error_code exists_ec;
+  const bool made_out = !options.out_dir.empty() && !fs::exists(options.out_dir, exists_ec);
   if (!options.out_dir.empty() && !make_out(options.out_dir)) {
     std::fprintf(stderr, "error: --out: cannot create the directory %s\n", options.out_dir.c_str());
     return 2;
@@ -107,6 +109,9 @@ int run_command(const RunOptions& options) {
     opened.emplace(open_world(options, world_options));
   } catch (const api::InputError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
+    // Bad input simulates nothing: a directory made for it and still empty goes again.
+    std::error_code ec;
+    if (made_out && fs::is_empty(options.out_dir, ec) && !ec) fs::remove(options.out_dir, ec);
     return 2;
   } catch (const api::RunError& e) {
     const std::string file = options.scene_file.empty() ? options.resume : options.scene_file;
