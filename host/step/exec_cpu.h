@@ -1,7 +1,7 @@
 // The batched CPU backend's executor: how the generic batched solve (host/solve/staggered_batched.h)
 // stores its arrays and launches its element loops on the host. The CUDA executor
 // (host/cuda/exec_cuda.cuh) offers the same members with device arrays and kernels, so the CPU runs
-// the GPU's algorithm: the same loops and the same element functions; only the block size (256
+// the GPU's algorithm: the same loops and the same element functions; only the block size (64
 // contacts here by default, a warp of 32 there) and so the summation order of the reductions, and how
 // often the iteration loop asks whether any island is still iterating, differ. Both can be set to the
 // GPU's (configure).
