@@ -109,6 +109,11 @@ struct SolveControls {
   // Small islands that end the outer loop unconverged are solved again exactly (host/solve/exact_ccp.h;
   // CPU executors). Off: the outer loop's answer, for comparisons (STAGGER_EXACT=0).
   bool exact_small_islands = true;
+  // A Tresca island also counts as unconverged while a contact's friction exceeds its cone by more than
+  // the tolerance allows, measured as the velocity it gives (docs/method.md, Known behaviour: "phantom
+  // friction"). Off by default: it costs the shaken demo bed 2.6 times its APGD iterations
+  // (STAGGER_TRESCA_CONE_CHECK=1).
+  bool tresca_cone_check = false;
 };
 
 }  // namespace stagger

@@ -78,6 +78,7 @@ struct StaggeredBatched {
   Array<T> sweep_error_;
   bool any_polishing_ = false;
   bool any_staggered_ = false, any_tresca_ = false;
+  bool cone_check_ = false;  // SolveControls::tresca_cone_check
   // Per-block partial sums and their per-island totals.
   Array<ApgdTerms<T>> block_terms_, island_terms_;
   Array<T> block_value_, island_value_;
@@ -355,6 +356,33 @@ struct StaggeredBatched {
         },
         SumOp{}, T(0), block_value_);
     errors_from_block_values(mask);
+    if (any_tresca_ && cone_check_) cone_excess_into_error(p, mask);
+  }
+
+  // SolveControls::tresca_cone_check: a Tresca island's error is at least its largest cone excess,
+  // |beta| - mu alpha, as the velocity it gives (times the normal row's Delassus diagonal) relative to
+  // |b|. Why: a Tresca QP bounds friction by mu times the last iterate's alpha (the first, by the warm
+  // start's), so a contact that opens may keep its friction, and the natural-map error, whose impulses
+  // weigh as little as a light body's are, rarely sees it: a 1 g chip lifted off a floor loses
+  // mu g h of its sliding speed in the step it leaves.
+  template <class P>
+  void cone_excess_into_error(const P p, Array<int>& mask) {
+    both_masks(mask, tresca_, between_);
+    const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta), *sn = ptr(scale_n_);
+    block_reduce(
+        between_,
+        [=] STAGGER_HD(int k) {
+          const T b = sqrt_of(cb[2 * k] * cb[2 * k] + cb[2 * k + 1] * cb[2 * k + 1]);
+          return max_of(b - p.mu[k] * max_of(ca[k], T(0)), T(0)) * sn[k];
+        },
+        MaxOp{}, T(0), block_value_);
+    island_reduce(between_, block_value_, MaxOp{}, T(0), island_value_);
+    const int* m = ptr(between_);
+    const T *excess = ptr(island_value_), *scale = ptr(scale_);
+    T* error = ptr(error_);
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
+      if (m[i]) error[i] = max_of(error[i], excess[i] * scale[i]);
+    });
   }
 
   // One QP on each island with run[i] != 0, of the island's phase phase_of[i] (a QpPhase), from cur_ to
@@ -1008,6 +1036,7 @@ struct StaggeredBatched {
            const SolveControls& controls) {
     exec.configure(controls.block_size, controls.loop_check_interval, controls.team_min_contacts);
     compact_active_ = controls.compact_active;
+    cone_check_ = controls.tresca_cone_check;
     resize(structure);
     p_ = view;
     p_.friction_bound = ptr(bound_);

@@ -238,3 +238,28 @@ def test_readme_example_runs_as_written(tmp_path):
                        env=dict(os.environ, OMP_NUM_THREADS="2"))
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("intruder at z = ")
+
+
+def test_a_chip_lifted_off_the_floor_feels_no_friction_with_the_tresca_cone_check(monkeypatch):
+    # A 1 g chip slides on a floor (the Tresca fixed point, whose QP bounds friction by mu times the
+    # last alpha), then is lifted off: every contact opens in that step, so no friction may act. With
+    # STAGGER_TRESCA_CONE_CHECK=1 (docs/method.md, Known behaviour) it keeps its sliding speed exactly;
+    # without, the warm start's bound lets mu g h of friction act on it.
+    monkeypatch.setenv("STAGGER_TRESCA_CONE_CHECK", "1")
+    scene = {"name": "lift", "time_step": 0.001, "steps": 100,
+             "solver": {"method": "tresca_fixed_point", "tolerance": 1e-3},
+             "bodies": [{"id": "floor", "shape": {"type": "plane"}, "fixed": True, "friction": 0.5},
+                        {"id": "chip", "shape": {"type": "box", "half_extents": [0.005, 0.005, 0.002]},
+                         "position": [0, 0, 0.002], "mass": 0.001, "velocity": [1, 0, 0], "friction": 0.5}]}
+    world = stagger.World(stagger.Scene.from_dict(scene), threads=1)
+    world.step(20)
+    chip = list(world.body_ids).index("chip")
+    v = np.array(world.velocities)
+    assert 0.5 < v[chip, 0] < 0.95  # sliding, slowed by friction while on the floor
+    v[chip, 2] = 0.5
+    world.set_state(velocities=v)
+    world.step()
+    contacts = world.contacts()
+    assert len(contacts["normal_impulse"]) > 0 and np.all(np.asarray(contacts["normal_impulse"]) == 0)
+    assert np.all(np.linalg.norm(np.asarray(contacts["friction_impulse"]), axis=1) <= 1e-12)
+    assert abs(world.velocities[chip, 0] - v[chip, 0]) <= 1e-9
