@@ -79,17 +79,23 @@ std::string non_finite_path(const py::handle& value, const std::string& path) {
 }
 
 // A dict as JSON text for the scene loader: numpy scalars and arrays (a row of world.positions)
-// become numbers and lists; a non-finite number is an InputError naming its path.
+// become numbers and lists; a non-finite number is an InputError naming its path (found only then).
 std::string dict_json(const py::dict& d, const std::string& file) {
-  const py::object plain = py::module_::import("json").attr("loads")(py::module_::import("json").attr("dumps")(
-      d, py::arg("default") = py::cpp_function([](const py::object& o) -> py::object {
-        if (py::hasattr(o, "tolist")) return o.attr("tolist")();
-        throw py::type_error(std::string("a value of type ") + py::str(py::type::of(o).attr("__name__")).cast<std::string>() +
-                             " is not a JSON value");
-      })));
-  const std::string bad = non_finite_path(plain, "");
-  if (!bad.empty()) throw InputError(file + ": " + bad + ": must be a finite number (not NaN or infinity)");
-  return py::module_::import("json").attr("dumps")(plain).cast<std::string>();
+  const py::module_ json = py::module_::import("json");
+  const py::cpp_function plain_value([](const py::object& o) -> py::object {
+    if (py::hasattr(o, "tolist")) return o.attr("tolist")();
+    throw py::type_error(std::string("a value of type ") + py::str(py::type::of(o).attr("__name__")).cast<std::string>() +
+                         " is not a JSON value");
+  });
+  try {
+    return json.attr("dumps")(d, py::arg("default") = plain_value, py::arg("allow_nan") = false).cast<std::string>();
+  } catch (py::error_already_set& e) {
+    if (!e.matches(PyExc_ValueError)) throw;
+    const py::object plain = json.attr("loads")(json.attr("dumps")(d, py::arg("default") = plain_value));
+    const std::string bad = non_finite_path(plain, "");
+    if (bad.empty()) throw;  // another ValueError (a circular reference): as json raised it
+    throw InputError(file + ": " + bad + ": must be a finite number (not NaN or infinity)");
+  }
 }
 
 int body_arg(const World& world, const py::object& body) {

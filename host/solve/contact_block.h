@@ -22,11 +22,10 @@ struct ContactBlock {
 // 3%, one thread the same; the same states (hashes of the demo, the pours, the resting and 4k beds).
 constexpr int kCpuBlockSize = 64, kCpuLoopCheckInterval = 1;
 // The CPU runs the iterations of an APGD loop over at least this many contacts as one OpenMP team
-// (host/step/parallel.h, run_as_team; docs/benchmarks.md says how it was chosen).
+// (host/step/parallel.h, run_as_team; docs/benchmarks.md says how it was chosen), and a team takes one
+// thread per this many contacts (at least two; host/step/exec_cpu.h, team_threads): the same crossing
+// point, a thread's share being worth its barrier from about 512 contacts.
 constexpr int kCpuTeamMinContacts = 512;
-// And a team takes one thread per this many contacts (at least two; host/step/exec_cpu.h, team_threads):
-// the same crossing point, a thread's share being worth its barrier at about 512 contacts.
-constexpr int kCpuTeamContactsPerThread = 512;
 constexpr int kGpuBlockSize = 32, kGpuLoopCheckInterval = 8;
 
 }  // namespace stagger

@@ -45,8 +45,8 @@ struct CpuExec {
   static constexpr bool kPolish = true;
   int threads() const { return omp_get_max_threads(); }
   // The threads of the team that runs an APGD loop over `contacts` contacts (repeat): one per
-  // kCpuTeamContactsPerThread, at least two (threads_for, host/step/parallel.h).
-  int team_threads(long long contacts) const { return threads_for(contacts, kCpuTeamContactsPerThread); }
+  // kCpuTeamMinContacts, at least two (threads_for, host/step/parallel.h).
+  int team_threads(long long contacts) const { return threads_for(contacts, kCpuTeamMinContacts); }
   // Islands of at most this many contacts take the dense path (host/solve/dense_islands.h): none, because
   // on the CPU the matrix-free product was faster at every island size measured (docs/backends.md).
   static constexpr int kDenseMaxContacts = 0;
