@@ -28,6 +28,7 @@
 
 #include "delassus.h"
 #include "feasible_sets.h"
+#include "natural_map.h"
 
 namespace stagger {
 
@@ -222,7 +223,12 @@ STAGGER_HD STAGGER_INLINE ApgdTerms<T> apgd_gradient_terms(const P& p, int k, Qp
       t.g_dx += gyb[j] * (xb[j] - x[j]);
     }
   }
-  t.residual = projected_gradient_residual_of(p, k, phase, s, xa, xb, ga, gb);
+  // The Coulomb phase's "QP" is the Coulomb problem itself, so its stopping test is the outer loop's own
+  // error (the natural map, from the rows just computed): the projected-gradient residual of its
+  // clamp would ask for more, or less, than the tolerance the island is judged by.
+  t.residual = phase == QpPhase::coulomb
+                   ? natural_map_residual2_of_values(p, k, xa, xb, ga, gb, /*coulomb=*/true)
+                   : projected_gradient_residual_of(p, k, phase, s, xa, xb, ga, gb);
   return t;
 }
 

@@ -1,7 +1,12 @@
 // The feasible set of each QP phase, per contact: which unknowns move and onto what they project.
 // contact: alpha >= 0; friction: beta in the disk (cone) or scaled simplex (pyramid) of radius
 // mu*alpha with alpha held; both (the relaxed CCP problem): (alpha, beta) in the cone or pyramid;
-// tresca: alpha >= 0 and beta in the disk (simplex) of the fixed radius p.friction_bound[k].
+// tresca: alpha >= 0 and beta in the disk (simplex) of the fixed radius p.friction_bound[k];
+// coulomb: alpha >= 0, then beta in the disk (simplex) of radius mu times that alpha. Not the nearest
+// point of the cone (the relaxed problem's): alpha moves as if friction were not there, so a fixed
+// point of a projected gradient step through it has alpha complementary to the normal velocity with no
+// dilation, and beta maximally dissipative in the disk of its own alpha: a Coulomb solution. The clamp
+// sequential-impulse engines apply to friction, here to every contact of an APGD iterate at once.
 #pragma once
 
 #include "problem_view.h"
@@ -54,6 +59,11 @@ STAGGER_HD STAGGER_INLINE void project_phase(const P& p, int k, QpPhase phase, T
       a = project_half_line(a);
       if (p.pyramid) project_scaled_simplex(b, m, p.friction_bound[k]);
       else project_disk(b[0], b[1], p.friction_bound[k]);
+      break;
+    case QpPhase::coulomb:
+      a = project_half_line(a);
+      if (p.pyramid) project_scaled_simplex(b, m, mu * a);
+      else project_disk(b[0], b[1], mu * a);
       break;
   }
 }

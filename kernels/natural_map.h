@@ -22,25 +22,28 @@ STAGGER_HD STAGGER_INLINE T coulomb_shift(const P& p, int k, const T* vt) {
   return mu * slip;
 }
 
-// |gamma_k - P_K(gamma_k - v~_k)|^2 for contact k from its velocity rows: `vn` the normal row minus c,
-// `vt` the friction rows; with `coulomb` the normal row is shifted by coulomb_shift first (else the
-// relaxed problem's map).
+// |gamma_k - P_K(gamma_k - v~_k)|^2 for contact k with unknowns a0, b0[0..friction_dims) (in registers)
+// from its velocity rows: `vn` the normal row minus c, `vt` the friction rows; with `coulomb` the normal
+// row is shifted by coulomb_shift first (else the relaxed problem's map).
 template <class P, class T = typename P::Real>
-STAGGER_HD STAGGER_INLINE T natural_map_residual2_of_rows(const P& p, int k, const T* alpha,
-                                                          const T* beta, T vn, const T* vt, bool coulomb) {
+STAGGER_HD STAGGER_INLINE T natural_map_residual2_of_values(const P& p, int k, T a0, const T* b0, T vn, const T* vt,
+                                                            bool coulomb) {
   int m = p.friction_dims;
   vn = vn + (coulomb ? coulomb_shift(p, k, vt) : T(0));
-  T a0 = alpha[k], a = a0 - vn;
-  T b0[P::kFrictionCapacity], b[P::kFrictionCapacity];
-  for (int j = 0; j < m; ++j) {
-    b0[j] = beta[k * m + j];
-    b[j] = b0[j] - vt[j];
-  }
+  T a = a0 - vn;
+  T b[P::kFrictionCapacity];
+  for (int j = 0; j < m; ++j) b[j] = b0[j] - vt[j];
   if (p.pyramid) project_pyramid_cone(a, b, m, p.mu[k]);
   else project_cone(a, b[0], b[1], p.mu[k]);
   T r = square(a0 - a);
   for (int j = 0; j < m; ++j) r += square(b0[j] - b[j]);
   return r;
+}
+// The same from the arrays of unknowns (the problem's layout).
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE T natural_map_residual2_of_rows(const P& p, int k, const T* alpha,
+                                                          const T* beta, T vn, const T* vt, bool coulomb) {
+  return natural_map_residual2_of_values(p, k, alpha[k], beta + k * p.friction_dims, vn, vt, coulomb);
 }
 
 // The same for contact k with relative velocity `vel` (n.w, t1.w, t2.w).

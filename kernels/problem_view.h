@@ -11,8 +11,9 @@ namespace stagger {
 // Which unknowns an island's current QP moves (the others are held at their current values), and
 // onto what: contact (alpha >= 0, beta held), friction (beta in the disk of radius mu*alpha, alpha
 // held), both (the relaxed cone of CCP), tresca (alpha >= 0 and beta in a disk of fixed radius,
-// friction_bound: the Tresca fixed point's QP).
-enum class QpPhase : int { contact = 0, friction = 1, both = 2, tresca = 3 };
+// friction_bound: the Tresca fixed point's QP), coulomb (alpha >= 0, then beta clamped to the disk of
+// radius mu times that alpha: the Coulomb problem itself, Method::coulomb_apgd; not a convex QP).
+enum class QpPhase : int { contact = 0, friction = 1, both = 2, tresca = 3, coulomb = 4 };
 
 // Element functions take the view as a template parameter `P`: this one, whose friction model is
 // known at run time, or ConeView below, where it is known at compile time.

@@ -41,7 +41,8 @@ TEST_CASE("the CUDA backend equals the CPU backends on island problems", "[cuda]
   };
   for (Shape shape : {Shape{40, 3, 4}, Shape{3, 400, 700}, Shape{1, 16000, 10500}}) {
     for (auto model : {FrictionModel::cone, FrictionModel::pyramid}) {
-      for (auto method : {Method::staggered, Method::successive_relaxation, Method::ccp, Method::tresca_fixed_point}) {
+      for (auto method : {Method::staggered, Method::successive_relaxation, Method::ccp, Method::tresca_fixed_point,
+                         Method::coulomb_apgd}) {
         for (unsigned seed = 1; seed <= 3; ++seed) {
           // One large problem per model and method; not successive relaxation, which does not reach
           // 1e-11 there in 500 outer iterations (5e-4 and 3e-4 on the CPU; the others in 88-244).

@@ -54,7 +54,8 @@ TEST_CASE("solves with dense small islands find the matrix-free impulses", "[sol
   // contacts) and leaves the rest matrix-free in the same solve, 32 takes them all. Small friction
   // keeps the solution unique, so every path must reach the same impulses.
   for (auto model : {FrictionModel::cone, FrictionModel::pyramid}) {
-    for (auto method : {Method::staggered, Method::successive_relaxation, Method::ccp, Method::tresca_fixed_point}) {
+    for (auto method : {Method::staggered, Method::successive_relaxation, Method::ccp, Method::tresca_fixed_point,
+                         Method::coulomb_apgd}) {
       for (unsigned seed = 1; seed <= 6; ++seed) {
         CAPTURE(int(model), int(method), seed);
         ContactProblem p = varied_problem(seed, 12, 20, 0.2, model, 6);

@@ -149,7 +149,8 @@ TEST_CASE("the impulses a step applied solve its exported FCLIB problem", "[fcli
 }
 
 TEST_CASE("local problems with known solutions: a sticking and a sliding contact", "[fclib]") {
-  auto method = GENERATE(Method::staggered, Method::ccp, Method::successive_relaxation, Method::tresca_fixed_point);
+  auto method = GENERATE(Method::staggered, Method::ccp, Method::successive_relaxation, Method::tresca_fixed_point,
+                         Method::coulomb_apgd);
   SolverSettings s;
   s.method = method;
   s.tolerance = 1e-7;  // above the inner solves' floor (inner_tolerance 1e-8)

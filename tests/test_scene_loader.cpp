@@ -116,7 +116,7 @@ TEST_CASE("comments, duration, density, orientation and motions are read", "[sce
   REQUIRE(s.solver.method == Method::ccp);
   // Every method's name reads back as that method (scene files, summaries and --method share them).
   for (Method m : {Method::automatic, Method::staggered, Method::ccp, Method::successive_relaxation,
-                   Method::tresca_fixed_point})
+                   Method::tresca_fixed_point, Method::coulomb_apgd})
     REQUIRE(method_from_name(method_name(m)) == m);
   REQUIRE(method_name(Method::automatic) == std::string("auto"));
   // A tolerance the scene writes holds for every island, granular ones too.

@@ -248,7 +248,8 @@ TEST_CASE("APGD solves the relaxed cone problem to its optimality conditions", "
 TEST_CASE("the batched backend equals the Eigen reference on island problems", "[solver][equivalence]") {
   // Small friction keeps the Coulomb solution unique, so both must find the same impulses.
   for (auto model : {FrictionModel::cone, FrictionModel::pyramid}) {
-    for (auto method : {Method::staggered, Method::successive_relaxation, Method::tresca_fixed_point}) {
+    for (auto method : {Method::staggered, Method::successive_relaxation, Method::tresca_fixed_point,
+                        Method::coulomb_apgd}) {
       for (unsigned seed = 1; seed <= 12; ++seed) {
         CAPTURE(seed, int(model), int(method));
         ContactProblem p = random_problem(seed, 3, 2, 3, 0.2, model, 8);
@@ -288,7 +289,7 @@ TEST_CASE("a single island of 10,500 contacts: both executor shapes equal the re
   // loops stall near 3e-4 after 500 iterations).
   ContactProblem p = random_problem(7, 1, 16000, 10500, 0.2);
   REQUIRE(p.num_islands() == 1);
-  for (Method method : {Method::staggered, Method::tresca_fixed_point}) {
+  for (Method method : {Method::staggered, Method::tresca_fixed_point, Method::coulomb_apgd}) {
     CAPTURE(int(method));
     SolverSettings s = tight(method);
     s.tolerance = 1e-9;
@@ -333,7 +334,8 @@ TEST_CASE("hexagonal pyramid at rest stays at rest and carries its weight", "[so
   // impulses are not unique (the solution set is not even convex), the motion is.
   const double m = 2.0, h = 1e-3, g = 9.81, radius = 0.3, height = 0.4;
   for (auto model : {FrictionModel::cone, FrictionModel::pyramid}) {
-    for (auto method : {Method::staggered, Method::ccp, Method::successive_relaxation, Method::tresca_fixed_point}) {
+    for (auto method : {Method::staggered, Method::ccp, Method::successive_relaxation, Method::tresca_fixed_point,
+                        Method::coulomb_apgd}) {
       CAPTURE(int(model), int(method));
       ContactProblem p;
       p.set_friction_model(model, 8);

@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
   CLI::App* solve_cmd = app.add_subcommand(
       "solve-fclib", "solve FCLIB local problems with stagger's solver (CSV on stdout; exit 1 if one did not converge)");
   solve_cmd->add_option("files", solve_fclib.files, "FCLIB .hdf5 files")->required();
-  solve_cmd->add_option("--method", solve_fclib.method, "staggered | ccp | successive_relaxation | tresca_fixed_point (default staggered)");
+  solve_cmd->add_option("--method", solve_fclib.method, "staggered | ccp | successive_relaxation | tresca_fixed_point | coulomb_apgd (default staggered)");
   solve_cmd->add_option("--tolerance", solve_fclib.tolerances, "natural-map tolerances, one solve each (default 1e-4)")
       ->check(CLI::PositiveNumber);
   solve_cmd->add_option("--max-outer", solve_fclib.max_outer_iterations, "outer iterations (default 1000)")

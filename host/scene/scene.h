@@ -52,12 +52,14 @@ struct BodyDesc {
 };
 
 // `automatic` ("auto", the default) picks per island: Staggered Projections for structures, the Tresca
-// fixed point for granular islands (granular_island below).
-enum class Method { staggered, ccp, successive_relaxation, tresca_fixed_point, automatic };
+// fixed point for granular islands (granular_island below). `coulomb_apgd`: APGD on the Coulomb
+// problem itself, each iterate's friction clamped to mu times its own normal impulse (docs/method.md).
+enum class Method { staggered, ccp, successive_relaxation, tresca_fixed_point, automatic, coulomb_apgd };
 // "staggered", "ccp", ... as scene files, summaries and `--method` spell them.
 const char* method_name(Method method);
 std::optional<Method> method_from_name(std::string_view name);
-constexpr const char* kMethodNames = "auto, staggered, ccp, successive_relaxation or tresca_fixed_point";
+constexpr const char* kMethodNames =
+    "auto, staggered, ccp, successive_relaxation, tresca_fixed_point or coulomb_apgd";
 enum class FrictionModel { cone, pyramid };
 
 struct SolverSettings {
@@ -142,7 +144,8 @@ inline SolverSettings island_settings(SolverSettings s, int contacts, double fri
   if (!s.tolerance_set && granular) s.tolerance = kGranularTolerance;
   const bool granular_tresca = granular && s.method == Method::tresca_fixed_point;
   s.inner_tolerance_endgame = granular_tresca ? 0.8 : 0.0;
-  s.apgd_momentum_start = granular_tresca || (automatic && granular_island(contacts));
+  s.apgd_momentum_start = granular_tresca || (automatic && granular_island(contacts)) ||
+                          (granular && s.method == Method::coulomb_apgd);
   return s;
 }
 

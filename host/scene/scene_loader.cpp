@@ -500,13 +500,14 @@ const char* method_name(Method method) {
     case Method::successive_relaxation: return "successive_relaxation";
     case Method::tresca_fixed_point: return "tresca_fixed_point";
     case Method::automatic: return "auto";
+    case Method::coulomb_apgd: return "coulomb_apgd";
   }
   return "?";
 }
 
 std::optional<Method> method_from_name(std::string_view name) {
   for (Method m : {Method::automatic, Method::staggered, Method::ccp, Method::successive_relaxation,
-                   Method::tresca_fixed_point})
+                   Method::tresca_fixed_point, Method::coulomb_apgd})
     if (name == method_name(m)) return m;
   return std::nullopt;
 }

@@ -424,8 +424,11 @@ struct StaggeredBatched {
           contact_rows(p, k, vel(k), shift ? shift[k] : T(0), u.alpha[bx][k], u.beta[bx], g.alpha[bx], g.beta[bx]);
           g.alpha[bp][k] = g.alpha[bx][k];
           copy_friction(p.friction_dims, g.beta[bx] + k * p.friction_dims, g.beta[bp] + k * p.friction_dims);
-          return projected_gradient_residual(p, k, QpPhase(phases[p.contact_island[k]]), u.alpha[bx], u.beta[bx],
-                                             g.alpha[bx], g.beta[bx]);
+          const QpPhase phase = QpPhase(phases[p.contact_island[k]]);
+          if (phase == QpPhase::coulomb)  // its residual is the natural map (apgd_gradient_terms)
+            return natural_map_residual2_of_rows(p, k, u.alpha[bx], u.beta[bx], g.alpha[bx][k],
+                                                 g.beta[bx] + k * p.friction_dims, /*coulomb=*/true);
+          return projected_gradient_residual(p, k, phase, u.alpha[bx], u.beta[bx], g.alpha[bx], g.beta[bx]);
         },
         SumOp{}, T(0), block_value_);
     island_reduce(run, block_value_, SumOp{}, T(0), island_value_);
@@ -447,7 +450,10 @@ struct StaggeredBatched {
       s.tolerance = tau[i];
       s.scale = scale[i];
       s.best_residual = sqrt_of(r2[i]) * s.scale;
-      s.active = s.best_residual > s.tolerance ? 1 : 0;
+      // A Coulomb-phase island takes at least one step: its error weighs impulses as little as a light
+      // body's are, so a warm start under the tolerance may still carry an opened contact's impulses
+      // (a chip lifted off a floor kept its last step's); one step with this step's velocities drops them.
+      s.active = s.best_residual > s.tolerance || QpPhase(phases[i]) == QpPhase::coulomb ? 1 : 0;
       s.theta = start_theta[i];
       active[i] = s.active;
     });
@@ -567,14 +573,18 @@ struct StaggeredBatched {
 
   // Sets tau_ for the islands in the outer loop: a fraction of their current error, not below the
   // inner tolerance nor the endgame fraction of the outer tolerance (inner_tolerance_for, host/scene/scene.h);
-  // or the inner tolerance alone.
+  // or the inner tolerance alone. A Coulomb-phase island's QP is judged by the outer error itself: its
+  // tolerance is the island's.
   void inner_tolerances(const SolverSettings& s, bool adaptive) {
-    const int *outer = ptr(outer_), *stalled = ptr(stalled_);
+    const int *outer = ptr(outer_), *stalled = ptr(stalled_), *judged = ptr(phase_judged_);
     const T *error = ptr(error_), *ratio = ptr(tau_ratio_), *endgame = ptr(tau_endgame_), *tolerance = ptr(tolerance_);
     T* tau = ptr(tau_);
     const T floor = T(s.inner_tolerance);
     exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
-      if (outer[i])
+      if (!outer[i]) return;
+      if (QpPhase(judged[i]) == QpPhase::coulomb)
+        tau[i] = tolerance[i];
+      else
         tau[i] = adaptive ? max_of(max_of(floor, ratio[i] * error[i]), stalled[i] ? T(0) : endgame[i] * tolerance[i])
                           : floor;
     });
@@ -638,7 +648,9 @@ struct StaggeredBatched {
   // (friction held), then a friction QP. The Tresca fixed point (docs/method.md): one QP over alpha and
   // beta together with |beta_k| <= bound_k, mu_k alpha_k of the previous iterate, then new radii, so
   // the normal and friction impulses of sticking contacts settle in one APGD run instead of
-  // negotiating across outer iterations. Both stop on the same Coulomb natural-map error.
+  // negotiating across outer iterations. Coulomb APGD: one run of APGD whose iterates clamp each
+  // friction to mu times their own alpha (QpPhase::coulomb), stopped by the natural-map error; another
+  // outer iteration continues it from the best point. All stop on the same Coulomb natural-map error.
   void solve_coulomb(const SolverSettings& s, const SolveControls& c) {
     if (any_tresca_) update_bound(tresca_, true);  // from the warm start's alpha (the error reads no bound)
     errors_of_warm_start();
@@ -931,7 +943,9 @@ struct StaggeredBatched {
       endgame[i] = T(s.inner_tolerance_endgame);
       staggered[i] = s.method == Method::staggered;
       tresca[i] = s.method == Method::tresca_fixed_point;
-      judged[i] = int(tresca[i] ? QpPhase::tresca : QpPhase::contact);
+      judged[i] = int(tresca[i]                              ? QpPhase::tresca
+                      : s.method == Method::coulomb_apgd ? QpPhase::coulomb
+                                                         : QpPhase::contact);
       start_theta[i] = T(s.apgd_momentum_start ? kApgdStartTheta : 1.0);
       any_staggered_ = any_staggered_ || staggered[i];
       any_tresca_ = any_tresca_ || tresca[i];
@@ -1057,6 +1071,7 @@ struct StaggeredBatched {
       case Method::successive_relaxation: solve_successive_relaxation(settings); break;
       case Method::staggered:
       case Method::tresca_fixed_point:
+      case Method::coulomb_apgd:
       case Method::automatic: solve_coulomb(settings, controls); break;
     }
     impulses(cur_, all_);  // the bodies' velocities after the impulses, on either path

@@ -182,11 +182,14 @@ struct QpOutcome {
   double lipschitz = 0;
 };
 
-// APGD exactly as SOLVER.md writes it: min 1/2 x'Ax + x'r over the set of `project`.
+// APGD exactly as SOLVER.md writes it: min 1/2 x'Ax + x'r over the set of `project`, stopped by the
+// projected-gradient residual, or by `stop` when given (Coulomb APGD: the natural-map error).
+using StopMeasure = std::function<double(const VectorXd&)>;
 QpOutcome apgd(const Sparse& a, const VectorXd& r, VectorXd x, const Projection& project, double tolerance,
-               double scale, int max_iterations, double lipschitz) {
+               double scale, int max_iterations, double lipschitz, const StopMeasure& stop = nullptr) {
   auto f = [&](const VectorXd& z) { return 0.5 * z.dot(a * z) + z.dot(r); };
   auto residual = [&](const VectorXd& z) {
+    if (stop) return stop(z);
     VectorXd step = z - (a * z + r);
     project(step);
     return (z - step).norm() * scale;
@@ -197,7 +200,7 @@ QpOutcome apgd(const Sparse& a, const VectorXd& r, VectorXd x, const Projection&
   double best = residual(x);
   double L = lipschitz, theta = 1;
   VectorXd y = x;
-  if (best <= tolerance) {
+  if (best <= tolerance && !stop) {  // Coulomb APGD takes at least one step (as the batched solver does)
     out.lipschitz = L;
     return out;
   }
@@ -245,7 +248,7 @@ double natural_map_error(const IslandProblem& ip, const VectorXd& alpha, const V
   const int nt = ip.nt;
   for (int k = 0; k < ip.nc; ++k) {
     // Written out again here on purpose: the oracle does not share the batched backend's error code.
-    double rows[kMaxFacets];
+    double rows[kMaxFacets] = {};
     for (int j = 0; j < nt; ++j) rows[j] = vt[k * nt + j];
     double shift;
     if (!ip.pyramid) {
@@ -411,6 +414,39 @@ IslandSolution solve_tresca(const IslandProblem& ip, VectorXd alpha, VectorXd be
   return out;
 }
 
+// Coulomb APGD: APGD over gamma whose projection clamps each friction to mu times its own (projected)
+// alpha, stopped by the natural-map error; another outer iteration restarts it from the best point.
+IslandSolution solve_coulomb_apgd(const IslandProblem& ip, VectorXd alpha, VectorXd beta, const SolverSettings& s) {
+  const int nc = ip.nc, nt = ip.nt;
+  const Sparse w = whole_delassus(ip);
+  const VectorXd b = stacked(ip.bn, ip.bt);
+  VectorXd gamma = stacked(alpha, beta);
+  double L = power_estimate(w);
+  IslandSolution out(alpha, beta);
+  const Projection coulomb = [&](VectorXd& g) {
+    g.head(nc) = g.head(nc).cwiseMax(0.0);
+    VectorXd f = g.tail(nc * nt);
+    friction_set(ip, g.head(nc))(f);
+    g.tail(nc * nt) = f;
+  };
+  const StopMeasure error = [&](const VectorXd& g) { return natural_map_error(ip, g.head(nc), g.tail(nc * nt)); };
+  for (int it = 1; it <= s.max_outer_iterations; ++it) {
+    QpOutcome q = apgd(w, b, gamma, coulomb, s.tolerance, ip.scale, s.max_inner_iterations, L, error);
+    gamma = q.x;
+    L = q.lipschitz;
+    out.stats.inner_iterations += q.iterations;
+    out.stats.outer_iterations = it;
+    const double err = error(gamma);
+    out.offer(err, gamma.head(nc), gamma.tail(nc * nt));
+    if (err <= s.tolerance) {
+      out.stats.converged = true;
+      break;
+    }
+  }
+  out.lipschitz_contact = L;
+  return out;
+}
+
 // The relaxed problem over all of W; `shifted` runs Anitescu-Hart's successive relaxation around it.
 IslandSolution solve_relaxed(const IslandProblem& ip, VectorXd alpha, VectorXd beta, const SolverSettings& s,
                              bool shifted) {
@@ -478,6 +514,7 @@ IslandSolution solve_island(const IslandProblem& ip, const VectorXd& alpha, cons
     case Method::ccp: return solve_relaxed(ip, alpha, beta, settings, false);
     case Method::successive_relaxation: return solve_relaxed(ip, alpha, beta, settings, true);
     case Method::tresca_fixed_point: return solve_tresca(ip, alpha, beta, settings, controls);
+    case Method::coulomb_apgd: return solve_coulomb_apgd(ip, alpha, beta, settings);
     case Method::automatic: break;  // resolved by island_settings
   }
   throw std::logic_error("unknown solver method");
