@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Friction quality against cost, per method and tolerance (docs/method.md, "Coulomb APGD"): on the demo
+# bed (a window of steps 2,600-3,000, once it shakes) and the 1k pour (steps 300-600, while it
+# collapses), bench/friction_quality.py's friction error on contacts sliding faster than 10 cm/s, the
+# share of those pointing the wrong way and the cone excess; and from a `stagger run` of the scene's
+# first RUN_STEPS steps, APGD iterations per step, wall seconds, the deepest overlap and the final
+# kinetic energy. One CSV row per scene and variant on stdout.
+#
+#   bench/run_friction_quality.sh > bench/results/<machine>/friction_quality.csv
+#
+# A variant is "auto" (the defaults), solver settings for bench/scene_variant.py, or env:NAME=VALUE
+# (the defaults with that environment variable set).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python=/usr/bin/python3
+export PYTHONPATH=build/python
+threads=${THREADS:-2}
+out=$(mktemp -d)
+trap 'rm -rf "$out" scenes/friction_quality_variant.json bench/scenes/friction_quality_variant.json' EXIT
+echo "scene,variant,window_first,window_steps,sliding_contacts,friction_error,misdirected_share,cone_excess_share,run_steps,apgd_iterations_per_step,wall_seconds,max_penetration_m,final_kinetic_energy_J,converged_fraction"
+measure() {  # scene window_first window_steps run_steps variant
+  local scene=$1 first=$2 steps=$3 run_steps=$4 variant=$5 file=$1 env_setting=()
+  if [[ $variant == env:* ]]; then
+    env_setting=("${variant#env:}")
+  elif [ "$variant" != auto ]; then
+    file=$(dirname "$scene")/friction_quality_variant.json
+    # shellcheck disable=SC2086
+    $python bench/scene_variant.py "$scene" "$file" "" $variant
+  fi
+  local quality
+  quality=$(env "${env_setting[@]}" $python bench/friction_quality.py "$file" "$steps" "$first" 0.1 0.5)
+  rm -rf "$out/run"
+  env "${env_setting[@]}" build/stagger run "$file" --steps "$run_steps" --threads "$threads" --quiet --out "$out/run" > /dev/null
+  local cost
+  cost=$($python -c "
+import json; d = json.load(open('$out/run/summary.json'))
+print(f\"{d['apgd_iterations_per_step']:.2f},{d['wall_seconds']:.2f},{d['max_penetration']:.3g},{d['final_kinetic_energy']:.3g},{d['converged_fraction']:.4f}\")")
+  echo "$(basename "$scene" .json),\"$variant\",$first,$steps,$quality,$run_steps,$cost"
+}
+demo=scenes/brazil_nut_small.json
+for variant in auto "tolerance=0.001" env:STAGGER_TRESCA_CONE_CHECK=1 "method=coulomb_apgd tolerance=0.003" \
+  "method=coulomb_apgd tolerance=0.002" "method=coulomb_apgd tolerance=0.0015" "method=coulomb_apgd tolerance=0.001"; do
+  measure $demo 2600 400 3000 "$variant"
+done
+pour=bench/scenes/spheres_pile_1k.json
+for variant in auto "method=coulomb_apgd tolerance=0.003" "method=coulomb_apgd tolerance=0.002"; do
+  measure $pour 300 300 1500 "$variant"
+done
