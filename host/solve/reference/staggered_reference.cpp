@@ -371,6 +371,17 @@ VectorXd stacked(const VectorXd& top, const VectorXd& bottom) {
   return v;
 }
 
+// alpha >= 0 over gamma = (alpha; beta), then each friction into the disk (simplex) of mu times
+// `radius_alpha`'s entry (the Tresca QP's radii), or, when null, of the alpha just projected (Coulomb
+// APGD's clamp).
+void project_normal_then_friction(const IslandProblem& ip, VectorXd& g, const VectorXd* radius_alpha) {
+  const int nc = ip.nc, nt = ip.nt;
+  g.head(nc) = g.head(nc).cwiseMax(0.0);
+  VectorXd f = g.tail(nc * nt);
+  friction_set(ip, radius_alpha ? *radius_alpha : VectorXd(g.head(nc)))(f);
+  g.tail(nc * nt) = f;
+}
+
 // The Tresca fixed point: per outer iteration one QP over gamma with alpha >= 0 and beta in the
 // friction set of the previous alpha (held fixed during the QP); stops on the Coulomb error.
 IslandSolution solve_tresca(const IslandProblem& ip, VectorXd alpha, VectorXd beta, const SolverSettings& s,
@@ -387,13 +398,7 @@ IslandSolution solve_tresca(const IslandProblem& ip, VectorXd alpha, VectorXd be
   int unimproved = 0;  // outer iterations since the error last improved (tresca_bound_weight)
   for (int it = 1; it <= s.max_outer_iterations; ++it) {
     const double tau = c.adaptive_inner_tolerance ? inner_tolerance_for(s, err, stalled) : s.inner_tolerance;
-    const Projection friction = friction_set(ip, bound_alpha);
-    const Projection tresca = [&](VectorXd& g) {
-      g.head(nc) = g.head(nc).cwiseMax(0.0);
-      VectorXd f = g.tail(nc * nt);
-      friction(f);
-      g.tail(nc * nt) = f;
-    };
+    const Projection tresca = [&](VectorXd& g) { project_normal_then_friction(ip, g, &bound_alpha); };
     QpOutcome q = apgd(w, b, gamma, tresca, tau, ip.scale, s.max_inner_iterations, L);
     gamma = q.x;
     L = q.lipschitz;
@@ -423,12 +428,7 @@ IslandSolution solve_coulomb_apgd(const IslandProblem& ip, VectorXd alpha, Vecto
   VectorXd gamma = stacked(alpha, beta);
   double L = power_estimate(w);
   IslandSolution out(alpha, beta);
-  const Projection coulomb = [&](VectorXd& g) {
-    g.head(nc) = g.head(nc).cwiseMax(0.0);
-    VectorXd f = g.tail(nc * nt);
-    friction_set(ip, g.head(nc))(f);
-    g.tail(nc * nt) = f;
-  };
+  const Projection coulomb = [&](VectorXd& g) { project_normal_then_friction(ip, g, nullptr); };
   const StopMeasure error = [&](const VectorXd& g) { return natural_map_error(ip, g.head(nc), g.tail(nc * nt)); };
   for (int it = 1; it <= s.max_outer_iterations; ++it) {
     QpOutcome q = apgd(w, b, gamma, coulomb, s.tolerance, ip.scale, s.max_inner_iterations, L, error);
