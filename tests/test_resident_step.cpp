@@ -120,6 +120,18 @@ TEST_CASE("the resident step's twin matches the host step with the pyramid, in f
     }
     require_identical_states(host.bodies(), twin.bodies());
   }
+  SECTION("Coulomb APGD") {
+    base.solver.method = Method::coulomb_apgd;
+    base.solver.tolerance = 2e-3;
+    base.solver.tolerance_set = true;
+    World host(base), twin(base, resident());
+    for (int s = 0; s < 120; ++s) {
+      host.step();
+      twin.step();
+      REQUIRE(host.last_step().inner_iterations == twin.last_step().inner_iterations);
+    }
+    require_identical_states(host.bodies(), twin.bodies());
+  }
 }
 
 TEST_CASE("a resident world restored from its state continues bit-identically", "[resident][checkpoint]") {
