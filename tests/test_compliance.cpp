@@ -121,6 +121,7 @@ namespace {
 // between two beads has h^2 k / m* = a; `shaken`: the box shaken as in the demo, else at rest.
 Scene compliant_bed(double a, double zeta, bool shaken) {
   Scene scene = load_scene(std::string(STAGGER_SOURCE_DIR) + "/scenes/brazil_nut_small.json");
+  scene.solver = SolverSettings{};  // the defaults, as the compliant demo bed has (the rigid demo states Coulomb APGD)
   const double k = 1e5, bead_mass = scene.bodies.back().mass;  // generated beads come last
   scene.time_step = std::sqrt(a * bead_mass / (2 * k));      // m* of two beads: half a bead's mass
   for (BodyDesc& b : scene.bodies) {
