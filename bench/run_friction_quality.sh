@@ -7,9 +7,14 @@
 # kinetic energy. One CSV row per scene and variant on stdout.
 #
 #   bench/run_friction_quality.sh > bench/results/<machine>/friction_quality.csv
+#   bench/run_friction_quality.sh compliant > bench/results/<machine>/friction_quality_compliant.csv
 #
-# A variant is "auto" (the defaults), solver settings for bench/scene_variant.py, or env:NAME=VALUE
-# (the defaults with that environment variable set).
+# The second: the demo bed with compliant beads (scenes/brazil_nut_small_compliant.json, h = 25 us),
+# steps 40,001-41,000 (1 s in), cost over its first 40,000 steps.
+#
+# A variant is "auto" (the defaults, whatever the scene states), solver settings for
+# bench/scene_variant.py on top of the defaults, or env:NAME=VALUE (the defaults with that environment
+# variable set).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=/usr/bin/python3
@@ -19,14 +24,17 @@ out=$(mktemp -d)
 trap 'rm -rf "$out" scenes/friction_quality_variant.json bench/scenes/friction_quality_variant.json' EXIT
 echo "scene,variant,window_first,window_steps,sliding_contacts,friction_error,misdirected_share,cone_excess_share,run_steps,apgd_iterations_per_step,wall_seconds,max_penetration_m,final_kinetic_energy_J,converged_fraction"
 measure() {  # scene window_first window_steps run_steps variant
-  local scene=$1 first=$2 steps=$3 run_steps=$4 variant=$5 file=$1 env_setting=()
+  # Every variant starts from the defaults: the scene's own method and tolerance are removed first
+  # (the demo's scene states Coulomb APGD).
+  local scene=$1 first=$2 steps=$3 run_steps=$4 variant=$5 env_setting=() settings=()
   if [[ $variant == env:* ]]; then
     env_setting=("${variant#env:}")
   elif [ "$variant" != auto ]; then
-    file=$(dirname "$scene")/friction_quality_variant.json
-    # shellcheck disable=SC2086
-    $python bench/scene_variant.py "$scene" "$file" "" $variant
+    read -r -a settings <<< "$variant"
   fi
+  local file
+  file=$(dirname "$scene")/friction_quality_variant.json
+  $python bench/scene_variant.py "$scene" "$file" "" method= tolerance= "${settings[@]}"
   local quality
   quality=$(env "${env_setting[@]}" $python bench/friction_quality.py "$file" "$steps" "$first" 0.1 0.5)
   rm -rf "$out/run"
@@ -37,6 +45,12 @@ import json; d = json.load(open('$out/run/summary.json'))
 print(f\"{d['apgd_iterations_per_step']:.2f},{d['wall_seconds']:.2f},{d['max_penetration']:.3g},{d['final_kinetic_energy']:.3g},{d['converged_fraction']:.4f}\")")
   echo "$(basename "$scene" .json),\"$variant\",$first,$steps,$quality,$run_steps,$cost"
 }
+if [ "${1:-}" = compliant ]; then
+  for variant in auto "method=coulomb_apgd tolerance=0.002"; do
+    measure scenes/brazil_nut_small_compliant.json 40000 1000 40000 "$variant"
+  done
+  exit 0
+fi
 demo=scenes/brazil_nut_small.json
 for variant in auto "tolerance=0.001" env:STAGGER_TRESCA_CONE_CHECK=1 "method=coulomb_apgd tolerance=0.003" \
   "method=coulomb_apgd tolerance=0.002" "method=coulomb_apgd tolerance=0.0015" "method=coulomb_apgd tolerance=0.001"; do
