@@ -371,6 +371,16 @@ VectorXd stacked(const VectorXd& top, const VectorXd& bottom) {
   return v;
 }
 
+// The QP over gamma = (alpha; beta) with all of W (the Tresca fixed point, Coulomb APGD and the relaxed
+// problem), and APGD's first Lipschitz estimate for it.
+struct JointQp {
+  Sparse w;
+  VectorXd b;
+  double lipschitz;
+  explicit JointQp(const IslandProblem& ip)
+      : w(whole_delassus(ip)), b(stacked(ip.bn, ip.bt)), lipschitz(power_estimate(w)) {}
+};
+
 // alpha >= 0 over gamma = (alpha; beta), then each friction into the disk (simplex) of mu times
 // `radius_alpha`'s entry (the Tresca QP's radii), or, when null, of the alpha just projected (Coulomb
 // APGD's clamp).
@@ -387,10 +397,9 @@ void project_normal_then_friction(const IslandProblem& ip, VectorXd& g, const Ve
 IslandSolution solve_tresca(const IslandProblem& ip, VectorXd alpha, VectorXd beta, const SolverSettings& s,
                             const SolveControls& c) {
   const int nc = ip.nc, nt = ip.nt;
-  const Sparse w = whole_delassus(ip);
-  const VectorXd b = stacked(ip.bn, ip.bt);
+  const JointQp qp(ip);
   VectorXd gamma = stacked(alpha, beta);
-  double L = power_estimate(w);
+  double L = qp.lipschitz;
   IslandSolution out(alpha, beta);
   double err = std::max(natural_map_error(ip, alpha, beta), s.tolerance);
   VectorXd bound_alpha = alpha.cwiseMax(0.0);  // friction radii / mu
@@ -399,7 +408,7 @@ IslandSolution solve_tresca(const IslandProblem& ip, VectorXd alpha, VectorXd be
   for (int it = 1; it <= s.max_outer_iterations; ++it) {
     const double tau = c.adaptive_inner_tolerance ? inner_tolerance_for(s, err, stalled) : s.inner_tolerance;
     const Projection tresca = [&](VectorXd& g) { project_normal_then_friction(ip, g, &bound_alpha); };
-    QpOutcome q = apgd(w, b, gamma, tresca, tau, ip.scale, s.max_inner_iterations, L);
+    QpOutcome q = apgd(qp.w, qp.b, gamma, tresca, tau, ip.scale, s.max_inner_iterations, L);
     gamma = q.x;
     L = q.lipschitz;
     out.stats.inner_iterations += q.iterations;
@@ -423,15 +432,14 @@ IslandSolution solve_tresca(const IslandProblem& ip, VectorXd alpha, VectorXd be
 // alpha, stopped by the natural-map error; another outer iteration restarts it from the best point.
 IslandSolution solve_coulomb_apgd(const IslandProblem& ip, VectorXd alpha, VectorXd beta, const SolverSettings& s) {
   const int nc = ip.nc, nt = ip.nt;
-  const Sparse w = whole_delassus(ip);
-  const VectorXd b = stacked(ip.bn, ip.bt);
+  const JointQp qp(ip);
   VectorXd gamma = stacked(alpha, beta);
-  double L = power_estimate(w);
+  double L = qp.lipschitz;
   IslandSolution out(alpha, beta);
   const Projection coulomb = [&](VectorXd& g) { project_normal_then_friction(ip, g, nullptr); };
   const StopMeasure error = [&](const VectorXd& g) { return natural_map_error(ip, g.head(nc), g.tail(nc * nt)); };
   for (int it = 1; it <= s.max_outer_iterations; ++it) {
-    QpOutcome q = apgd(w, b, gamma, coulomb, s.tolerance, ip.scale, s.max_inner_iterations, L, error);
+    QpOutcome q = apgd(qp.w, qp.b, gamma, coulomb, s.tolerance, ip.scale, s.max_inner_iterations, L, error);
     gamma = q.x;
     L = q.lipschitz;
     out.stats.inner_iterations += q.iterations;
@@ -451,13 +459,12 @@ IslandSolution solve_coulomb_apgd(const IslandProblem& ip, VectorXd alpha, Vecto
 IslandSolution solve_relaxed(const IslandProblem& ip, VectorXd alpha, VectorXd beta, const SolverSettings& s,
                              bool shifted) {
   const int nc = ip.nc, nt = ip.nt;
-  const Sparse w = whole_delassus(ip);
-  const VectorXd b = stacked(ip.bn, ip.bt);
+  const JointQp qp(ip);
   VectorXd gamma = stacked(alpha, beta);
-  double L = power_estimate(w);
+  double L = qp.lipschitz;
   IslandSolution out(alpha, beta);
   auto tangential_shift = [&](const VectorXd& g) {
-    VectorXd v = w * g + b, shift = VectorXd::Zero(nc * (1 + nt));
+    VectorXd v = qp.w * g + qp.b, shift = VectorXd::Zero(nc * (1 + nt));
     for (int k = 0; k < nc; ++k) {
       if (!ip.pyramid) {
         shift[k] = ip.mu[k] * std::hypot(v[nc + k * nt], v[nc + k * nt + 1]);
@@ -471,8 +478,8 @@ IslandSolution solve_relaxed(const IslandProblem& ip, VectorXd alpha, VectorXd b
   };
   if (!shifted) {
     long long budget = std::min<long long>(1LL * s.max_inner_iterations * s.max_outer_iterations, 1 << 30);
-    QpOutcome q = apgd(w, b, gamma, cone_set(ip), s.tolerance, ip.scale, int(budget), L);
-    VectorXd check = q.x - (w * q.x + b);
+    QpOutcome q = apgd(qp.w, qp.b, gamma, cone_set(ip), s.tolerance, ip.scale, int(budget), L);
+    VectorXd check = q.x - (qp.w * q.x + qp.b);
     cone_set(ip)(check);
     out.stats.converged = (q.x - check).norm() * ip.scale <= s.tolerance;
     out.stats.outer_iterations = 1;
@@ -487,7 +494,7 @@ IslandSolution solve_relaxed(const IslandProblem& ip, VectorXd alpha, VectorXd b
   VectorXd shift = tangential_shift(gamma);
   for (int it = 1; it <= s.max_outer_iterations; ++it) {
     double tau = inner_tolerance_for(s, err);
-    QpOutcome q = apgd(w, b + shift, gamma, cone_set(ip), tau, ip.scale, s.max_inner_iterations, L);
+    QpOutcome q = apgd(qp.w, qp.b + shift, gamma, cone_set(ip), tau, ip.scale, s.max_inner_iterations, L);
     gamma = q.x;
     L = q.lipschitz;
     out.stats.inner_iterations += q.iterations;
