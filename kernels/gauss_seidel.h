@@ -52,7 +52,18 @@ STAGGER_HD STAGGER_INLINE void disk_qp(T a11, T a12, T a22, T r1, T r2, T radius
   const T det = a11 * a22 - a12 * a12;
   x1 = -(a22 * r1 - a12 * r2) / det;
   x2 = -(a11 * r2 - a12 * r1) / det;
-  if (x1 * x1 + x2 * x2 <= radius * radius) return;
+  const T free_norm2 = x1 * x1 + x2 * x2;
+  if (free_norm2 <= radius * radius) return;
+  // A radius far below the free minimum's distance (a contact whose normal impulse is vanishing): the
+  // minimum on so small a circle is where r points against, x = -radius r / |r|, to within radius^2 |A|
+  // in the objective; Newton's method below would divide by the radius and overflow (Gauss-Seidel
+  // sweeps over the demo bed met radii down to denormals: local_coulomb).
+  const T r_norm = sqrt_of(r1 * r1 + r2 * r2);
+  if (radius < T(1e-12) * sqrt_of(free_norm2)) {
+    x1 = -radius * r1 / r_norm;
+    x2 = -radius * r2 / r_norm;
+    return;
+  }
   // A = Q diag(e) Q^T with Q the rotation by angle phi; s = Q^T r.
   const T half_trace = T(0.5) * (a11 + a22), half_diff = T(0.5) * (a11 - a22);
   const T root = sqrt_of(half_diff * half_diff + a12 * a12);
@@ -82,6 +93,10 @@ STAGGER_HD STAGGER_INLINE void disk_qp(T a11, T a12, T a22, T r1, T r2, T radius
   const T y1 = -s1 / (e1 + lambda), y2 = -s2 / (e2 + lambda);
   x1 = c * y1 - sn * y2;
   x2 = sn * y1 + c * y2;
+  if (!(abs_of(x1) + abs_of(x2) <= T(2) * radius)) {  // not finite: the small-radius answer
+    x1 = -radius * r1 / r_norm;
+    x2 = -radius * r2 / r_norm;
+  }
   project_disk(x1, x2, radius);  // rounding: never outside
 }
 
@@ -90,9 +105,13 @@ STAGGER_HD STAGGER_INLINE void disk_qp(T a11, T a12, T a22, T r1, T r2, T radius
 // Solved by alternating the two: exact in one pass where W_kk couples no normal and tangent rows (a
 // sphere's contacts), a linear contraction with the coupling otherwise (a box's corner), cut off at
 // kLocalCoulombPasses.
+// A pass that changes the impulses by less than `floor`, impulses that would move the contact's
+// velocity by 1e-14 of its free velocity q, ends it too: otherwise an opening contact (q_n = 0, a
+// vanishing coupling) alternates a and b down through every decade to denormals (the demo bed met one).
 constexpr int kLocalCoulombPasses = 50;
 template <class T>
 STAGGER_HD STAGGER_INLINE void local_coulomb(const Mat3<T>& m, Vec3<T> q, T mu, T& a, T& b1, T& b2) {
+  const T floor = (abs_of(q.x) + abs_of(q.y) + abs_of(q.z)) / max_of(m.r0.x, max_of(m.r1.y, m.r2.z));
   for (int pass = 0; pass < kLocalCoulombPasses; ++pass) {
     const T a_new = project_half_line(-(q.x + m.r0.y * b1 + m.r0.z * b2) / m.r0.x);
     T c1, c2;
@@ -102,7 +121,7 @@ STAGGER_HD STAGGER_INLINE void local_coulomb(const Mat3<T>& m, Vec3<T> q, T mu, 
     a = a_new;
     b1 = c1;
     b2 = c2;
-    if (!(change > T(1e-14) * size)) break;
+    if (!(change > T(1e-14) * (size + floor))) break;
   }
 }
 

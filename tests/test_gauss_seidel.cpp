@@ -96,6 +96,41 @@ TEST_CASE("the disk QP finds the minimum over the disk", "[solver][gauss_seidel]
   }
 }
 
+TEST_CASE("an opening contact's local problem ends finite, and the disk QP takes vanishing radii", "[solver][gauss_seidel]") {
+  // Met by Gauss-Seidel sweeps over the demo bed: a bead against a wall, q_n = 0, a normal-tangent
+  // coupling of 1e-13. Each pass shrank a and b by sixteen decades until the disk QP's Newton steps
+  // divided by a denormal radius and returned NaN.
+  const Mat3<double> w{{763.94372684109771, 1.0601848938211977e-13, 1.6815581571898193e-45},
+                       {1.0601848938211977e-13, 2673.8030439438453, 3.029225876048688e-29},
+                       {1.2924697071141366e-30, 2.3283064365387002e-14, 2673.8030439438453}};
+  const Vec3d q{0, 0.0020458698265213475, -2.574980159653073e-18};
+  const double mu = 0.5;
+  double a = 3.3579754049166516e-05, b1 = -1.2509334696856043e-06, b2 = -9.7442796243333947e-09;
+  local_coulomb(w, q, mu, a, b1, b2);
+  CAPTURE(a, b1, b2);
+  REQUIRE(std::isfinite(a));
+  REQUIRE(std::isfinite(b1));
+  REQUIRE(std::isfinite(b2));
+  REQUIRE(a >= 0);
+  REQUIRE(std::hypot(b1, b2) <= mu * a * (1 + 1e-12) + 1e-300);
+  REQUIRE(local_natural_map(Vec3d{a, b1, b2}, w * Vec3d{a, b1, b2} + q, mu) <= 1e-12 * norm(q));
+
+  // Radii from ordinary down to denormal: inside the disk, finite, and no worse than the point of the
+  // circle against r (the limit the small-radius branch returns).
+  const double a11 = 2673.8, a12 = 3e-29, a22 = 2673.8, r1 = 0.002, r2 = -2.6e-18;
+  auto f = [&](double x1, double x2) { return 0.5 * (a11 * x1 * x1 + 2 * a12 * x1 * x2 + a22 * x2 * x2) + r1 * x1 + r2 * x2; };
+  for (double radius : {1e-7, 1e-12, 1e-20, 1e-100, 1e-300, 4e-320}) {
+    double x1, x2;
+    disk_qp(a11, a12, a22, r1, r2, radius, x1, x2);
+    CAPTURE(radius, x1, x2);
+    REQUIRE(std::isfinite(x1));
+    REQUIRE(std::isfinite(x2));
+    REQUIRE(std::hypot(x1, x2) <= radius * (1 + 1e-12));
+    const double norm_r = std::hypot(r1, r2);
+    REQUIRE(f(x1, x2) <= f(-radius * r1 / norm_r, -radius * r2 / norm_r) + 1e-12 * std::abs(f(-radius * r1 / norm_r, -radius * r2 / norm_r)));
+  }
+}
+
 TEST_CASE("a contact's Delassus block is its bodies' velocity response", "[solver][gauss_seidel]") {
   // granular_problem's contacts between two spheres, and with the ground; rotations included.
   const ContactProblem p = granular_problem(30, 60, 3);
