@@ -6,7 +6,10 @@ settings), one process per run. One CSV row per run on stdout: the intruder's ri
 averaged over the last 2 s (sampled once per cycle, at the same phase).
 
     PYTHONPATH=build/python python3 bench/convection/gamma_friction.py [--gammas 1.5 2 3] [--seeds 1 2 3]
-        [--duration 10] [--processes 2]
+        [--duration 10] [--processes 2] [--scene scenes/brazil_nut_small.json]
+
+--scene picks another shaken bed (its own solver settings are replaced the same way), e.g. the
+compliant beads of scenes/brazil_nut_small_compliant.json.
 """
 import argparse
 import multiprocessing
@@ -22,8 +25,8 @@ VARIANTS = {"defaults": None, "coulomb_apgd_2e-3": {"method": "coulomb_apgd", "t
 
 
 def run(job):
-    variant, gamma, seed, duration = job
-    scene, frequency = shaken_bed(gamma, seed, duration)
+    variant, gamma, seed, duration, path = job
+    scene, frequency = shaken_bed(gamma, seed, duration, pathlib.Path(path))
     d = scene.to_dict()
     d.pop("solver", None)
     if VARIANTS[variant]:
@@ -47,8 +50,10 @@ def main():
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--duration", type=float, default=10.0)
     parser.add_argument("--processes", type=int, default=None)
+    parser.add_argument("--scene", default="scenes/brazil_nut_small.json")
     args = parser.parse_args()
-    jobs = [(v, g, s, args.duration) for v in VARIANTS for g in args.gammas for s in args.seeds]
+    path = str(pathlib.Path(args.scene).resolve())
+    jobs = [(v, g, s, args.duration, path) for v in VARIANTS for g in args.gammas for s in args.seeds]
     with multiprocessing.Pool(args.processes) as pool:
         rows = pool.map(run, jobs)
     print("variant,gamma,seed,cycles,rise_end_m,rise_last_2s_mean_m")
