@@ -59,9 +59,12 @@ STAGGER_HD STAGGER_INLINE void disk_qp(T a11, T a12, T a22, T r1, T r2, T radius
   // in the objective; Newton's method below would divide by the radius and overflow (Gauss-Seidel
   // sweeps over the demo bed met radii down to denormals: local_coulomb).
   const T r_norm = sqrt_of(r1 * r1 + r2 * r2);
-  if (radius < T(1e-12) * sqrt_of(free_norm2)) {
+  auto small_circle = [&] {
     x1 = -radius * r1 / r_norm;
     x2 = -radius * r2 / r_norm;
+  };
+  if (radius < T(1e-12) * sqrt_of(free_norm2)) {
+    small_circle();
     return;
   }
   // A = Q diag(e) Q^T with Q the rotation by angle phi; s = Q^T r.
@@ -93,10 +96,7 @@ STAGGER_HD STAGGER_INLINE void disk_qp(T a11, T a12, T a22, T r1, T r2, T radius
   const T y1 = -s1 / (e1 + lambda), y2 = -s2 / (e2 + lambda);
   x1 = c * y1 - sn * y2;
   x2 = sn * y1 + c * y2;
-  if (!(abs_of(x1) + abs_of(x2) <= T(2) * radius)) {  // not finite: the small-radius answer
-    x1 = -radius * r1 / r_norm;
-    x2 = -radius * r2 / r_norm;
-  }
+  if (!(abs_of(x1) + abs_of(x2) <= T(2) * radius)) small_circle();  // not finite: the small-radius answer
   project_disk(x1, x2, radius);  // rounding: never outside
 }
 
