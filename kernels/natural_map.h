@@ -73,8 +73,8 @@ STAGGER_HD STAGGER_INLINE T island_error_scale(T b2, int rows) {
 // speculative contact (c < 0: a gap the step may close) adds only the part of its free velocity that
 // would close more than its gap, since -c = gap / h is no velocity of the bodies: with the envelope
 // of a resting hexagonal pyramid's mesh (5% of its size) such rows made |b| a thousand times the
-// bodies' speeds, and a relative error of 8e-5 let it sink 1.4 mm/s. Structured islands clip; granular
-// ones do not (host/scene/scene.h, error_scale_clips_gaps, says why).
+// bodies' speeds, and a relative error of 8e-5 let it sink 1.4 mm/s. An island's |b| takes both sums
+// (island_free_norm2).
 template <class P, class T = typename P::Real>
 STAGGER_HD STAGGER_INLINE T free_velocity_norm2(const P& p, int k, Vec3<T> vel_free, bool clip_speculative) {
   T vt[P::kFrictionCapacity];
@@ -84,6 +84,15 @@ STAGGER_HD STAGGER_INLINE T free_velocity_norm2(const P& p, int k, Vec3<T> vel_f
   T r = square(compliant_normal_weight(p, k) * normal);
   for (int j = 0; j < p.friction_dims; ++j) r += square(vt[j]);
   return r;
+}
+
+// |b|^2 of an island from its rows' sums of free_velocity_norm2 with the gaps and without
+// (`clipped`): the gaps count until |b| is `gap_cap` times its value without them
+// (host/scene/scene.h, error_scale_gap_cap: 1 for structured islands, i.e. no gaps, and more for
+// granular ones).
+template <class T>
+STAGGER_HD STAGGER_INLINE T island_free_norm2(T with_gaps, T clipped, T gap_cap) {
+  return min_of(with_gaps, gap_cap * gap_cap * clipped);
 }
 
 }  // namespace stagger

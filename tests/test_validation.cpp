@@ -124,7 +124,7 @@ TEST_CASE("a hexagonal pyramid on its base stays at rest and carries its weight"
   CHECK(drift < 1e-6);
   // At rest: no point faster than the velocity error the tolerance allows (1e-4 of |b|, 42 rows of
   // g h: 6e-6 m/s). Measured 2 um/s; 1.4 mm/s while the error scale counted the speculative samples'
-  // gaps (host/scene/scene.h, error_scale_clips_gaps).
+  // gaps (host/scene/scene.h, error_scale_gap_cap).
   CHECK(speed < 1e-5);
   // The weight, every step: the body's momentum changes by the total impulse minus m g h, so the
   // velocity error the tolerance allows (6.4e-6 m/s, above) is 6.5e-4 of the weight's impulse over

@@ -116,17 +116,23 @@ constexpr double kStructureFrictionShare = 0.003;
 inline bool granular_matter(int contacts, double friction_share) {
   return granular_island(contacts) && !(friction_share >= 0 && friction_share < kStructureFrictionShare);
 }
-// Whether an island's error scale |b| leaves out what speculative contacts' gaps add to it
-// (kernels/natural_map.h, free_velocity_norm2): structured islands do, so that their tolerance is
-// relative to the bodies' own velocities whatever the contact envelope (a resting hexagonal
-// pyramid's mesh, envelope 2.6 cm: |b| 63 m/s from its gaps against 0.06 m/s from gravity; it sank
-// 1.4 mm/s at a relative error of 8e-5, and 2 um/s with the gaps left out). Granular islands keep
-// the gaps in: their defaults were tuned on it (the pours' curves, docs/benchmarks.md), and leaving
-// them out made the 1k pour take 2.5 times the APGD iterations at kGranularTolerance for overlaps
-// 4 times smaller, and 1.3 times at 1e-2 for the same overlaps (2026-11-27, bench/ab.sh): speculative
-// contacts abound where a pour is loose, so the gaps loosen its tolerance where little is at stake.
-// (STAGGER_HD: the batched backend's island_scales asks it per contact, on the device too.)
-STAGGER_HD inline bool error_scale_clips_gaps(int contacts) { return !granular_island(contacts); }
+// How much a speculative contact's gap may loosen an island's error scale |b| (kernels/natural_map.h,
+// island_free_norm2): |b| is at most this many times its value without the gaps, the bodies' own
+// velocities. Structured islands: 1, i.e. the gaps are left out, so that their tolerance is relative to
+// the bodies' velocities whatever the contact envelope (a resting hexagonal pyramid's mesh, envelope
+// 2.6 cm: |b| 63 m/s from its gaps against 0.06 m/s from gravity; it sank 1.4 mm/s at a relative error
+// of 8e-5, and 2 um/s with the gaps left out). Granular islands: 10. Speculative contacts abound where
+// a pour is loose, and there their gaps loosen the tolerance where little is at stake: leaving them
+// out altogether made the 1k pour take 2.5 times the APGD iterations at kGranularTolerance for
+// overlaps 4 times smaller (2026-11-27). But in a settled pile the gaps between neighbours that do not
+// touch made |b| 30-50 times the bodies' velocities, and a relative 3e-3 of that let the pile creep:
+// its median sphere moved 0.04-0.22 mm in 2 s, 20-70 times what an exact solve (1e-4) leaves, 0.003
+// mm; Coulomb APGD at 2e-3 0.5-0.75 mm (2026-11-28, three initial states, bench/rest/pile_rest.py).
+// Capped at 10 times, the pile stands (0.005-0.006 mm) for 12% more time on the 1k pour's 1,500
+// steps and 15% less on the 10k pour's 1,000 (a pour that jams less); a cap of 15 still let one of the
+// three creep 0.04 mm. (STAGGER_HD: the batched backend's island_scales asks it per contact.)
+constexpr double kGranularGapCap = 10.0;
+STAGGER_HD inline double error_scale_gap_cap(int contacts) { return granular_island(contacts) ? kGranularGapCap : 1.0; }
 
 // The settings an island of `contacts` contacts is solved with: "auto" resolved, and the endgame of
 // its inner tolerances (inner_tolerance_for): once the outer error is near the tolerance, a fraction

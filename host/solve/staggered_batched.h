@@ -970,25 +970,28 @@ struct StaggeredBatched {
     });
   }
 
-  // Island scales 1 / max(|b|, b_floor) from the free (predictor) velocities.
+  // Island scales 1 / max(|b|, b_floor) from the free (predictor) velocities: |b|^2 summed with the
+  // speculative contacts' gaps (kept in scale_ meanwhile) and without, then island_free_norm2.
   void island_scales() {
     const ProblemView<T> p = p_;
     const int nt = nt_;
-    block_reduce(
-        all_,
-        [=] STAGGER_HD(int k) {
-          const int i = p.contact_island[k];
-          const bool clip = error_scale_clips_gaps(p.island_contact_begin[i + 1] - p.island_contact_begin[i]);
-          return free_velocity_norm2(p, k, contact_velocity(p, k, p.v_pred, p.w_pred), clip);
-        },
-        SumOp{}, T(0), block_value_);
-    island_reduce(all_, block_value_, SumOp{}, T(0), island_value_);
-    const T* sum = ptr(island_value_);
     T* scale = ptr(scale_);
-    exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
-      const int rows = (p.island_contact_begin[i + 1] - p.island_contact_begin[i]) * (1 + nt);
-      scale[i] = island_error_scale(sum[i], rows);
-    });
+    const T* sum = ptr(island_value_);
+    for (const bool clip : {false, true}) {
+      block_reduce(
+          all_, [=] STAGGER_HD(int k) { return free_velocity_norm2(p, k, contact_velocity(p, k, p.v_pred, p.w_pred), clip); },
+          SumOp{}, T(0), block_value_);
+      island_reduce(all_, block_value_, SumOp{}, T(0), island_value_);
+      exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
+        const int contacts = p.island_contact_begin[i + 1] - p.island_contact_begin[i];
+        if (!clip) {
+          scale[i] = sum[i];
+          return;
+        }
+        const T b2 = island_free_norm2(scale[i], sum[i], T(error_scale_gap_cap(contacts)));
+        scale[i] = island_error_scale(b2, contacts * (1 + nt));
+      });
+    }
   }
 
   // Warm start, projected: alpha >= 0, beta in its friction set for that alpha; and the previous

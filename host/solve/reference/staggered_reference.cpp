@@ -11,6 +11,7 @@
 #include <Eigen/Sparse>
 
 #include "kernels/feasible_sets.h"
+#include "kernels/natural_map.h"
 #include "kernels/projections.h"
 
 namespace stagger {
@@ -36,25 +37,30 @@ struct IslandProblem {
   // Weights of the normal rows in |b|: W_nn / (W_nn + epsilon) of a compliant contact, else 1
   // (kernels/delassus.h, compliant_normal_weight, says why).
   VectorXd wn;
-  // Per contact, whether it is speculative (c < 0): in a structured island its normal row adds to
-  // |b| only where the free velocity would close more than its gap (kernels/natural_map.h,
-  // free_velocity_norm2; host/scene/scene.h, error_scale_clips_gaps). Empty: none left out (granular
-  // islands, and an FCLIB problem's q, which keeps FCLIB's own measure).
+  // Per contact, whether it is speculative (c < 0): its normal row adds to |b| without its gap only
+  // the part of the free velocity that would close more than the gap, and |b| is then
+  // island_free_norm2 of both sums with the island's gap_cap (kernels/natural_map.h; host/scene/scene.h,
+  // error_scale_gap_cap). Empty: the gaps count in full (an FCLIB problem's q, which keeps FCLIB's own
+  // measure).
   std::vector<char> speculative;
+  double gap_cap = 1;
   double scale = 1;           // 1 / max(|b|, b_floor)
 };
 
 void set_scale(IslandProblem& ip) {
   VectorXd bn = ip.bn;
+  const double with_gaps = bn.cwiseProduct(ip.wn).squaredNorm() + ip.bt.squaredNorm();
   for (int k = 0; k < int(ip.speculative.size()); ++k)
     if (ip.speculative[k]) bn[k] = std::min(bn[k], 0.0);
-  double bnorm = std::sqrt(bn.cwiseProduct(ip.wn).squaredNorm() + ip.bt.squaredNorm());
+  const double clipped = bn.cwiseProduct(ip.wn).squaredNorm() + ip.bt.squaredNorm();
+  const double bnorm = std::sqrt(island_free_norm2(with_gaps, clipped, ip.gap_cap));
   ip.scale = 1.0 / std::max(bnorm, kFreeVelocityFloor * std::sqrt(double(ip.nc * (1 + ip.nt))));
 }
 
 IslandProblem assemble(const ContactProblem& p, int island) {
   IslandProblem ip;
   const int c0 = p.island_contact_begin[island], c1 = p.island_contact_begin[island + 1];
+  ip.gap_cap = error_scale_gap_cap(c1 - c0);
   const int s0 = p.island_body_begin[island], s1 = p.island_body_begin[island + 1];
   ip.nc = c1 - c0;
   ip.nt = p.friction_dims;
@@ -93,7 +99,7 @@ IslandProblem assemble(const ContactProblem& p, int island) {
     int local = k - c0;
     add_row(tn, local, k, p.normal[k]);
     ip.bn[local] = dot(p.normal[k], p.w_known[k]) - p.rhs[k];
-    if (error_scale_clips_gaps(c1 - c0)) ip.speculative.push_back(p.rhs[k] < 0);
+    ip.speculative.push_back(p.rhs[k] < 0);
     for (int j = 0; j < nt; ++j) {
       add_row(tt, local * nt + j, k, direction(k, j));
       ip.bt[local * nt + j] = dot(direction(k, j), p.w_known[k]);
