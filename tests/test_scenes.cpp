@@ -181,11 +181,11 @@ TEST_CASE("Brazil-nut bed: the intruder rises to the top at Gamma 3 and stays pu
 
 TEST_CASE("a poured pile stands once settled: its median sphere moves under 0.2% of its radius in 2 s", "[scenes][granular]") {
   // The 1k pour at the defaults (1,000 spheres of r = 1 cm poured into a box; settled by about 1.2 s).
-  // An exact solve (tolerance 1e-4) leaves its median sphere within 2-3 um from 2 s to 4 s; spheres on
-  // the floor may roll for ever (no rolling resistance), hence the median. While the granular error
-  // scale counted the gaps of every neighbour in full, the pile crept 44-220 um in those 2 s over three
-  // initial states (Coulomb APGD at 2e-3: 500-750 um); with them capped (host/scene/scene.h,
-  // error_scale_gap_cap) 5-6 um (bench/rest/pile_rest.py).
+  // A near-exact solve (tolerance 1e-4) leaves its median sphere within 0.2-1.1 um from 2 s to 4 s;
+  // spheres on the floor may roll for ever (no rolling resistance), hence the median. While the granular
+  // error scale counted the gaps of every neighbour in full, the pile crept 44-221 um in those 2 s over
+  // three initial states (Coulomb APGD at 2e-3: 517-752 um); with them capped (host/scene/scene.h,
+  // error_scale_gap_cap) 5.3-6.5 um (bench/rest/pile_rest.py, bench/results/epyc-2core_cpu/pile_rest*.csv).
   Scene scene = load_scene(std::string(STAGGER_SOURCE_DIR) + "/bench/scenes/spheres_pile_1k.json");
   World world(scene);
   for (int s = 0; s < 2000; ++s) world.step();

@@ -125,12 +125,12 @@ inline bool granular_matter(int contacts, double friction_share) {
 // a pour is loose, and there their gaps loosen the tolerance where little is at stake: leaving them
 // out altogether made the 1k pour take 2.5 times the APGD iterations at kGranularTolerance for
 // overlaps 4 times smaller (2026-11-27). But in a settled pile the gaps between neighbours that do not
-// touch made |b| 30-50 times the bodies' velocities, and a relative 3e-3 of that let the pile creep:
-// its median sphere moved 0.04-0.22 mm in 2 s, 20-70 times what an exact solve (1e-4) leaves, 0.003
-// mm; Coulomb APGD at 2e-3 0.5-0.75 mm (2026-11-28, three initial states, bench/rest/pile_rest.py).
-// Capped at 10 times, the pile stands (0.005-0.006 mm) for 12% more time on the 1k pour's 1,500
-// steps and 15% less on the 10k pour's 1,000 (a pour that jams less); a cap of 15 still let one of the
-// three creep 0.04 mm. (STAGGER_HD: the batched backend's island_scales asks it per contact.)
+// touch made |b| at times more than 40 times the bodies' velocities (a cap of 40 still changed its
+// steps), and a relative 3e-3 of that let the pile creep: its median sphere moved 44-221 um in 2 s
+// where a near-exact solve (1e-4) left 2-10 um; Coulomb APGD at 2e-3 517-752 um (2026-11-28, three
+// initial states, bench/rest/pile_rest.py). Capped at 10 times, the pile stands (5.3-6.5 um; near
+// exact 0.2-1.1 um) for 8-12% more time on the 1k pour's 1,500 steps and 15% less on the 10k pour's
+// 1,000 (a pour that jams less); a cap of 15 still let one of three creep 152 um, 20 another 179 um. (STAGGER_HD: the batched backend's island_scales asks it per contact.)
 constexpr double kGranularGapCap = 10.0;
 STAGGER_HD inline double error_scale_gap_cap(int contacts) { return granular_island(contacts) ? kGranularGapCap : 1.0; }
 
