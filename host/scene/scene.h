@@ -130,7 +130,8 @@ inline bool granular_matter(int contacts, double friction_share) {
 // where a near-exact solve (1e-4) left 2-10 um; Coulomb APGD at 2e-3 517-752 um (2026-11-28, three
 // initial states, bench/rest/pile_rest.py). Capped at 10 times, the pile stands (5.3-6.5 um; near
 // exact 0.2-1.1 um) for 8-12% more time on the 1k pour's 1,500 steps and 15% less on the 10k pour's
-// 1,000 (a pour that jams less); a cap of 15 still let one of three creep 152 um, 20 another 179 um. (STAGGER_HD: the batched backend's island_scales asks it per contact.)
+// 1,000 (a pour that jams less); a cap of 15 still let one of three creep 152 um, 20 another 179 um.
+// (STAGGER_HD: the batched backend's island_scales asks it per island, on the device too.)
 constexpr double kGranularGapCap = 10.0;
 STAGGER_HD inline double error_scale_gap_cap(int contacts) { return granular_island(contacts) ? kGranularGapCap : 1.0; }
 
