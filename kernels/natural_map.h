@@ -69,30 +69,37 @@ STAGGER_HD STAGGER_INLINE T island_error_scale(T b2, int rows) {
 }
 
 // |b_k|^2: the free velocity rows (impulses zero), whose norm scales the island's errors (a compliant
-// normal row weighted by compliant_normal_weight, kernels/delassus.h). With `clip_speculative`, a
-// speculative contact (c < 0: a gap the step may close) adds only the part of its free velocity that
-// would close more than its gap, since -c = gap / h is no velocity of the bodies: with the envelope
-// of a resting hexagonal pyramid's mesh (5% of its size) such rows made |b| a thousand times the
-// bodies' speeds, and a relative error of 8e-5 let it sink 1.4 mm/s. An island's |b| takes both sums
-// (island_free_norm2).
+// normal row weighted by compliant_normal_weight, kernels/delassus.h), twice: with the gaps, and
+// `clipped`, where a speculative contact (c < 0: a gap the step may close) adds only the part of its
+// free velocity that would close more than its gap, since -c = gap / h is no velocity of the bodies:
+// with the envelope of a resting hexagonal pyramid's mesh (5% of its size) such rows made |b| a
+// thousand times the bodies' speeds, and a relative error of 8e-5 let it sink 1.4 mm/s. An island's
+// |b| takes both sums (island_free_norm2).
+template <class T>
+struct FreeNorms2 {
+  T with_gaps, clipped;
+};
+template <class T>
+STAGGER_HD STAGGER_INLINE FreeNorms2<T> operator+(FreeNorms2<T> a, FreeNorms2<T> b) {
+  return {a.with_gaps + b.with_gaps, a.clipped + b.clipped};
+}
 template <class P, class T = typename P::Real>
-STAGGER_HD STAGGER_INLINE T free_velocity_norm2(const P& p, int k, Vec3<T> vel_free, bool clip_speculative) {
+STAGGER_HD STAGGER_INLINE FreeNorms2<T> free_velocity_norms2(const P& p, int k, Vec3<T> vel_free) {
   T vt[P::kFrictionCapacity];
   friction_rows(p, add_tangential_spring(p, k, vel_free, T(0), T(0)), vt);
-  T normal = vel_free.x - p.rhs[k];
-  if (clip_speculative && p.rhs[k] < T(0)) normal = min_of(normal, T(0));
-  T r = square(compliant_normal_weight(p, k) * normal);
-  for (int j = 0; j < p.friction_dims; ++j) r += square(vt[j]);
-  return r;
+  T tangential = T(0);
+  for (int j = 0; j < p.friction_dims; ++j) tangential += square(vt[j]);
+  const T normal = vel_free.x - p.rhs[k], weight = compliant_normal_weight(p, k);
+  const T clipped = p.rhs[k] < T(0) ? min_of(normal, T(0)) : normal;
+  return {square(weight * normal) + tangential, square(weight * clipped) + tangential};
 }
 
-// |b|^2 of an island from its rows' sums of free_velocity_norm2 with the gaps and without
-// (`clipped`): the gaps count until |b| is `gap_cap` times its value without them
-// (host/scene/scene.h, error_scale_gap_cap: 1 for structured islands, i.e. no gaps, and more for
-// granular ones).
+// |b|^2 of an island from its contacts' summed free_velocity_norms2: the gaps count until |b| is
+// `gap_cap` times its value without them (host/scene/scene.h, error_scale_gap_cap: 1 for structured
+// islands, i.e. no gaps, and more for granular ones).
 template <class T>
-STAGGER_HD STAGGER_INLINE T island_free_norm2(T with_gaps, T clipped, T gap_cap) {
-  return min_of(with_gaps, gap_cap * gap_cap * clipped);
+STAGGER_HD STAGGER_INLINE T island_free_norm2(FreeNorms2<T> sums, T gap_cap) {
+  return min_of(sums.with_gaps, gap_cap * gap_cap * sums.clipped);
 }
 
 }  // namespace stagger

@@ -31,26 +31,26 @@ namespace {
 // Contact k's squared natural-map residual for the returned impulses and velocities, and its squared
 // free velocity rows (the island's error scale).
 struct NaturalMapTerms {
-  double residual2, free2, free2_clipped;  // free2: with the gaps (kernels/natural_map.h, island_free_norm2)
+  double residual2;
+  FreeNorms2<double> free2;
 };
 NaturalMapTerms natural_map_terms(const ProblemView<double>& p, int k, const SolveResult& result, Vec3d velocity) {
-  const Vec3d free = contact_velocity(p, k, p.v_pred, p.w_pred);
   return {natural_map_residual2(p, k, result.alpha.data(), result.beta.data(), velocity, /*coulomb=*/true),
-          free_velocity_norm2(p, k, free, false), free_velocity_norm2(p, k, free, true)};
+          free_velocity_norms2(p, k, contact_velocity(p, k, p.v_pred, p.w_pred))};
 }
 
 // The largest island error from the contacts' terms.
 double largest_island_error(const ProblemView<double>& p, const std::vector<NaturalMapTerms>& terms) {
   double worst = 0;
   for (int i = 0; i < p.num_islands; ++i) {
-    double island_residual2 = 0, island_free2 = 0, island_free2_clipped = 0;
+    double island_residual2 = 0;
+    FreeNorms2<double> island_free2{0, 0};
     const int begin = p.island_contact_begin[i], end = p.island_contact_begin[i + 1];
     for (int k = begin; k < end; ++k) {
       island_residual2 += terms[k].residual2;
-      island_free2 += terms[k].free2;
-      island_free2_clipped += terms[k].free2_clipped;
+      island_free2 = island_free2 + terms[k].free2;
     }
-    const double b2 = island_free_norm2(island_free2, island_free2_clipped, error_scale_gap_cap(end - begin));
+    const double b2 = island_free_norm2(island_free2, error_scale_gap_cap(end - begin));
     worst = std::max(worst, std::sqrt(island_residual2) * island_error_scale(b2, (end - begin) * (1 + p.friction_dims)));
   }
   return worst;

@@ -81,6 +81,7 @@ struct StaggeredBatched {
   bool cone_check_ = false;  // SolveControls::tresca_cone_check
   // Per-block partial sums and their per-island totals.
   Array<ApgdTerms<T>> block_terms_, island_terms_;
+  Array<FreeNorms2<T>> block_norms_, island_norms_;  // island_scales
   Array<T> block_value_, island_value_;
   Array<ApgdIsland<T>> apgd_;
   Array<T> scale_, error_, best_error_, tau_, lipschitz_contact_, lipschitz_friction_;
@@ -146,6 +147,7 @@ struct StaggeredBatched {
     for (Array<T>* v : {&scale_n_, &scale_t_, &inv_scale_n_, &inv_scale_t_}) Exec::fill(*v, nc, T(1));
     Exec::fill(apgd_, ni, ApgdIsland<T>{});
     Exec::fill(island_terms_, ni, ApgdTerms<T>{0, 0, 0, 0});
+    Exec::fill(island_norms_, ni, FreeNorms2<T>{0, 0});
     Exec::fill(island_value_, ni, T(0));
     for (Array<T>* v : {&scale_, &error_, &best_error_, &tau_, &lipschitz_contact_, &lipschitz_friction_,
                              &peak_contact_, &peak_friction_, &sweep_error_})
@@ -178,6 +180,7 @@ struct StaggeredBatched {
     Exec::upload(island_block_begin, island_block_begin_);
     exec.plan_islands(island_block_begin);
     Exec::fill(block_terms_, blocks_host_.size(), ApgdTerms<T>{0, 0, 0, 0});
+    Exec::fill(block_norms_, blocks_host_.size(), FreeNorms2<T>{0, 0});
     Exec::fill(block_value_, blocks_host_.size(), T(0));
   }
 
@@ -970,28 +973,21 @@ struct StaggeredBatched {
     });
   }
 
-  // Island scales 1 / max(|b|, b_floor) from the free (predictor) velocities: |b|^2 summed with the
-  // speculative contacts' gaps (kept in scale_ meanwhile) and without, then island_free_norm2.
+  // Island scales 1 / max(|b|, b_floor) from the free (predictor) velocities (island_free_norm2).
   void island_scales() {
     const ProblemView<T> p = p_;
     const int nt = nt_;
+    const FreeNorms2<T> zero{T(0), T(0)};
+    block_reduce(
+        all_, [=] STAGGER_HD(int k) { return free_velocity_norms2(p, k, contact_velocity(p, k, p.v_pred, p.w_pred)); },
+        SumOp{}, zero, block_norms_);
+    island_reduce(all_, block_norms_, SumOp{}, zero, island_norms_);
+    const FreeNorms2<T>* sum = ptr(island_norms_);
     T* scale = ptr(scale_);
-    const T* sum = ptr(island_value_);
-    for (const bool clip : {false, true}) {
-      block_reduce(
-          all_, [=] STAGGER_HD(int k) { return free_velocity_norm2(p, k, contact_velocity(p, k, p.v_pred, p.w_pred), clip); },
-          SumOp{}, T(0), block_value_);
-      island_reduce(all_, block_value_, SumOp{}, T(0), island_value_);
-      exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
-        const int contacts = p.island_contact_begin[i + 1] - p.island_contact_begin[i];
-        if (!clip) {
-          scale[i] = sum[i];
-          return;
-        }
-        const T b2 = island_free_norm2(scale[i], sum[i], T(error_scale_gap_cap(contacts)));
-        scale[i] = island_error_scale(b2, contacts * (1 + nt));
-      });
-    }
+    exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
+      const int contacts = p.island_contact_begin[i + 1] - p.island_contact_begin[i];
+      scale[i] = island_error_scale(island_free_norm2(sum[i], T(error_scale_gap_cap(contacts))), contacts * (1 + nt));
+    });
   }
 
   // Warm start, projected: alpha >= 0, beta in its friction set for that alpha; and the previous

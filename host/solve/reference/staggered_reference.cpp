@@ -53,7 +53,7 @@ void set_scale(IslandProblem& ip) {
   for (int k = 0; k < int(ip.speculative.size()); ++k)
     if (ip.speculative[k]) bn[k] = std::min(bn[k], 0.0);
   const double clipped = bn.cwiseProduct(ip.wn).squaredNorm() + ip.bt.squaredNorm();
-  const double bnorm = std::sqrt(island_free_norm2(with_gaps, clipped, ip.gap_cap));
+  const double bnorm = std::sqrt(island_free_norm2(FreeNorms2<double>{with_gaps, clipped}, ip.gap_cap));
   ip.scale = 1.0 / std::max(bnorm, kFreeVelocityFloor * std::sqrt(double(ip.nc * (1 + ip.nt))));
 }
 
