@@ -56,6 +56,9 @@ class Broadphase {
   std::vector<std::uint64_t> cell_of_;  // per body: its centre cell key (regular bodies)
   std::vector<Entry> sorted_;
   std::vector<int> bucket_begin_;
+  // Per task of the pair search, its pairs (kept from step to step: no allocation once grown).
+  std::vector<std::vector<BodyPair>> found_;
+  static constexpr int kLargeChunk = 512;  // bodies per task of a large body's test against all
   double cell_ = 0;
 };
 

@@ -16,7 +16,8 @@ void predict_velocities(const Bodies& bodies, Vec3d gravity, double h, std::vect
   v_pred.resize(n);
   w_pred.resize(n);
   const BodyView view = bodies.view();
-  parallel_for(n, [&](int i) { predict_body(view, i, gravity, h, v_pred[i], w_pred[i]); });
+  // A body's prediction (a Newton step of the gyroscopic term) is several light elements' work.
+  parallel_for(n, [&](int i) { predict_body(view, i, gravity, h, v_pred[i], w_pred[i]); }, 4LL * n);
 }
 
 namespace {
