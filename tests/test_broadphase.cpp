@@ -12,6 +12,7 @@
 
 #include "collide/broadphase.h"
 #include "collide/narrowphase.h"
+#include "step/world.h"
 
 using namespace stagger;
 using stagger::test::make_body;
@@ -127,4 +128,27 @@ TEST_CASE("every contact the narrow phase can find comes from a broad-phase pair
   REQUIRE(from_grid.b == from_all.b);
   REQUIRE(from_grid.gap == from_all.gap);
   REQUIRE(from_grid.size() > 50);
+}
+
+TEST_CASE("a grid search serves the steps after it with the pairs a new search would find", "[broadphase]") {
+  // The 1k pour: the grid collapses, flows and settles. At every step the pairs of a broad phase kept
+  // from step to step (which reuses its last search while it serves) are a new search's, in the same
+  // order; and it does reuse its searches (measured: 819 searches in 1,000 steps, 63 in the last 100).
+  Scene scene = load_scene(std::string(STAGGER_SOURCE_DIR) + "/bench/scenes/spheres_pile_1k.json");
+  World world(scene);
+  Broadphase kept;
+  std::vector<BodyPair> kept_pairs, fresh_pairs;
+  const int steps = 1000;
+  for (int s = 1; s <= steps; ++s) {
+    world.step();
+    ContactMargins margins;
+    compute_contact_margins(world.bodies(), scene.time_step, world.contact_envelope(), scene.gravity, margins);
+    kept.find_pairs(world.bodies(), margins, kept_pairs);
+    Broadphase fresh;
+    fresh.find_pairs(world.bodies(), margins, fresh_pairs);
+    CAPTURE(s);
+    REQUIRE(kept_pairs == fresh_pairs);
+  }
+  CAPTURE(kept.grid_searches());
+  REQUIRE(kept.grid_searches() <= steps - steps / 20);  // at least one step in 20 served by an earlier search
 }

@@ -87,6 +87,42 @@ void Broadphase::find_pairs(const Bodies& bodies, const ContactMargins& margins,
     }
   }
   if (entries == 0) lo[0] = lo[1] = lo[2] = hi[0] = hi[1] = hi[2] = 0;
+
+  // The last search's candidates serve this step when no regular body has changed cell and each
+  // one's box lies within the box it was searched with (grown by the skin): a search now would look
+  // at the same cells in the same order and find those of its candidates whose boxes overlap now.
+  // In a resting pile that is every step.
+  const double skin = kSkinFraction * widths[widths.size() / 2];
+  if (!search_still_serves(regular, coords)) search_grid(bodies, regular, coords, lo, hi, entries, skin);
+  grid_pairs_from_candidates();
+  large_pairs(bodies, margins, regular, pairs);
+}
+
+bool Broadphase::search_still_serves(const std::vector<char>& regular, const std::vector<int64_t>& coords) const {
+  if (searched_regular_ != regular || searched_coords_ != coords) return false;
+  const int n = int(regular.size());
+  int outside = 0;  // counted over all bodies: the same answer on any thread count
+  for (int i = 0; i < n; ++i) {
+    if (!regular[i]) continue;
+    const Aabb& now = boxes_[i];
+    const Aabb& then = searched_boxes_[i];
+    outside += !(now.lo.x >= then.lo.x && now.lo.y >= then.lo.y && now.lo.z >= then.lo.z && now.hi.x <= then.hi.x &&
+                 now.hi.y <= then.hi.y && now.hi.z <= then.hi.z);
+  }
+  return outside == 0;
+}
+
+void Broadphase::search_grid(const Bodies& bodies, const std::vector<char>& regular, const std::vector<int64_t>& coords,
+                             const int64_t lo[3], const int64_t hi[3], int entries, double skin) {
+  const int n = bodies.size();
+  ++grid_searches_;
+  searched_regular_ = regular;
+  searched_coords_ = coords;
+  searched_boxes_.resize(n);
+  const Vec3d grow{skin, skin, skin};
+  for (int i = 0; i < n; ++i)
+    if (regular[i]) searched_boxes_[i] = Aabb{boxes_[i].lo - grow, boxes_[i].hi + grow};
+  const std::vector<Aabb>& boxes = searched_boxes_;
   GridBuckets grid;
   const long long lo_cell[3] = {lo[0], lo[1], lo[2]}, hi_cell[3] = {hi[0], hi[1], hi[2]};
   const int buckets = plan_grid(lo_cell, hi_cell, entries, grid);
@@ -120,9 +156,8 @@ void Broadphase::find_pairs(const Bodies& bodies, const ContactMargins& margins,
   // threads (it ran on one, 10% of the 1k pour's step on the 2-core VM, the other core idle).
   constexpr int kChunk = 128, kSearchWork = 8;
   const int chunks = (n + kChunk - 1) / kChunk;
-  const int large_tasks = int(large_.size()) * ((n + kLargeChunk - 1) / kLargeChunk);
   for (auto& f : found_) f.clear();
-  if (found_.size() < size_t(chunks + large_tasks)) found_.resize(size_t(chunks + large_tasks));
+  if (found_.size() < size_t(chunks)) found_.resize(size_t(chunks));
   parallel_for(
       chunks,
       [&](int ch) {
@@ -131,7 +166,7 @@ void Broadphase::find_pairs(const Bodies& bodies, const ContactMargins& margins,
           if (!regular[a]) continue;
           const int64_t* c = &coords[3 * size_t(a)];
           const bool a_dynamic = bodies.is_dynamic(a);
-          const Aabb box_a = boxes_[a];
+          const Aabb box_a = boxes[a];
           // The runs of entries in the own cell and the 13 cells of the forward half, then one pass
           // over them with room made once per body.
           struct Run {
@@ -165,19 +200,50 @@ void Broadphase::find_pairs(const Bodies& bodies, const ContactMargins& margins,
               const int o = entry.body;
               const bool candidate = (!run.own || o > a) & (a_dynamic || bodies.is_dynamic(o));
               slot[kept] = BodyPair{std::min(a, o), std::max(a, o)};
-              kept += size_t(candidate & overlaps(box_a, boxes_[o]));
+              kept += size_t(candidate & overlaps(box_a, boxes[o]));
             }
           }
           out.resize(kept);
         }
       },
       (long long)n * kSearchWork);
+  candidates_.clear();
+  for (int ch = 0; ch < chunks; ++ch) candidates_.insert(candidates_.end(), found_[size_t(ch)].begin(), found_[size_t(ch)].end());
+}
 
+void Broadphase::grid_pairs_from_candidates() {
+  // In chunks, concatenated in order; the chunks' sizes count as their pairs' overlap tests.
+  constexpr int kChunk = 1024;
+  const int m = int(candidates_.size()), chunks = (m + kChunk - 1) / kChunk;
+  for (auto& f : found_) f.clear();
+  if (found_.size() < size_t(chunks)) found_.resize(size_t(chunks));
+  parallel_for(chunks, [&](int ch) {
+    std::vector<BodyPair>& out = found_[size_t(ch)];
+    const int last = std::min(m, (ch + 1) * kChunk);
+    out.resize(size_t(last - ch * kChunk));
+    size_t kept = 0;
+    for (int c = ch * kChunk; c < last; ++c) {  // branch-free, as in the search
+      const BodyPair pr = candidates_[size_t(c)];
+      out[kept] = pr;
+      kept += size_t(overlaps(boxes_[pr.a], boxes_[pr.b]));
+    }
+    out.resize(kept);
+  }, m);
+  grid_pairs_.clear();
+  for (int ch = 0; ch < chunks; ++ch) grid_pairs_.insert(grid_pairs_.end(), found_[size_t(ch)].begin(), found_[size_t(ch)].end());
+}
+
+void Broadphase::large_pairs(const Bodies& bodies, const ContactMargins& margins, const std::vector<char>& regular,
+                             std::vector<BodyPair>& pairs) {
+  const int n = bodies.size();
   // Large bodies (planes, walls, big intruders) against everything: one task per large body and
   // chunk of the others, outputs concatenated in task order (the serial loop's order).
   const int per_large = (n + kLargeChunk - 1) / kLargeChunk;
+  const int large_tasks = int(large_.size()) * per_large;
+  for (auto& f : found_) f.clear();
+  if (found_.size() < size_t(large_tasks)) found_.resize(size_t(large_tasks));
   parallel_for(large_tasks, [&](int task) {
-    std::vector<BodyPair>& out = found_[size_t(chunks + task)];
+    std::vector<BodyPair>& out = found_[size_t(task)];
     const int l = large_[size_t(task / per_large)];
     const int first = (task % per_large) * kLargeChunk, last = std::min(n, first + kLargeChunk);
     bool l_plane = bodies.shape[l].type == ShapeType::plane;
@@ -200,10 +266,11 @@ void Broadphase::find_pairs(const Bodies& bodies, const ContactMargins& margins,
       if (candidate) out.push_back(BodyPair{std::min(l, i), std::max(l, i)});
     }
   }, (long long)large_.size() * n);
-  size_t total = 0;
-  for (int f = 0; f < chunks + large_tasks; ++f) total += found_[size_t(f)].size();
+  size_t total = grid_pairs_.size();
+  for (int f = 0; f < large_tasks; ++f) total += found_[size_t(f)].size();
   pairs.reserve(total);
-  for (int f = 0; f < chunks + large_tasks; ++f) pairs.insert(pairs.end(), found_[size_t(f)].begin(), found_[size_t(f)].end());
+  pairs.insert(pairs.end(), grid_pairs_.begin(), grid_pairs_.end());
+  for (int f = 0; f < large_tasks; ++f) pairs.insert(pairs.end(), found_[size_t(f)].begin(), found_[size_t(f)].end());
 }
 
 }  // namespace stagger

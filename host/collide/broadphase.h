@@ -20,6 +20,9 @@ struct BodyPair {
 
 // Bodies up to this many times the median width are "regular" and go into the grid.
 constexpr double kRegularWidthFactor = 2.0;
+// A grid search keeps as candidates the pairs whose boxes, grown by this fraction of the median
+// width (the skin), overlap, so that it serves the following steps until a body leaves its grown box.
+constexpr double kSkinFraction = 0.05;
 
 // How far a step can bring two bodies together:
 // margin(a, b) = envelope + h (speed[a] + speed[b] + spin[a] d + spin[b] d), d = |x_a - x_b| + reach.
@@ -45,6 +48,7 @@ class Broadphase {
   // scene (not on the thread count).
   void find_pairs(const Bodies& bodies, const ContactMargins& margins, std::vector<BodyPair>& pairs);
   double cell_size() const { return cell_; }
+  long long grid_searches() const { return grid_searches_; }  // searches so far (the others reused one)
 
  private:
   struct Entry {
@@ -56,9 +60,26 @@ class Broadphase {
   std::vector<std::uint64_t> cell_of_;  // per body: its centre cell key (regular bodies)
   std::vector<Entry> sorted_;
   std::vector<int> bucket_begin_;
-  // Per task of the pair search, its pairs (kept from step to step: no allocation once grown).
+  // Per task of a loop over chunks, its pairs (kept from step to step: no allocation once grown).
   std::vector<std::vector<BodyPair>> found_;
   static constexpr int kLargeChunk = 512;  // bodies per task of a large body's test against all
+
+  // The grid search. Its candidates are the pairs of neighbouring cells whose boxes, grown by the
+  // skin, overlap; it serves every later step in which no regular body has changed cell and each
+  // one's box still lies within its grown box: the pairs a search would find then are those of its
+  // candidates whose boxes overlap, in the same order (a resting pile: every step).
+  bool search_still_serves(const std::vector<char>& regular, const std::vector<int64_t>& coords) const;
+  void search_grid(const Bodies& bodies, const std::vector<char>& regular, const std::vector<int64_t>& coords,
+                   const int64_t lo[3], const int64_t hi[3], int entries, double skin);
+  void grid_pairs_from_candidates();
+  void large_pairs(const Bodies& bodies, const ContactMargins& margins, const std::vector<char>& regular,
+                   std::vector<BodyPair>& pairs);
+  std::vector<char> searched_regular_;
+  std::vector<int64_t> searched_coords_;  // per body: its cell (x, y, z) at the search
+  std::vector<Aabb> searched_boxes_;      // per regular body: its box at the search, grown by the skin
+  std::vector<BodyPair> candidates_;
+  std::vector<BodyPair> grid_pairs_;
+  long long grid_searches_ = 0;
   double cell_ = 0;
 };
 
