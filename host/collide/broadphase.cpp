@@ -94,7 +94,7 @@ void Broadphase::find_pairs(const Bodies& bodies, const ContactMargins& margins,
   // In a resting pile that is every step.
   const double skin = kSkinFraction * widths[widths.size() / 2];
   if (!search_still_serves(regular, coords)) search_grid(bodies, regular, coords, lo, hi, entries, skin);
-  grid_pairs_from_candidates();
+  grid_pairs_from_candidates(pairs);
   large_pairs(bodies, margins, regular, pairs);
 }
 
@@ -212,7 +212,7 @@ void Broadphase::search_grid(const Bodies& bodies, const std::vector<char>& regu
   for (int ch = 0; ch < chunks; ++ch) candidates_.insert(candidates_.end(), found_[size_t(ch)].begin(), found_[size_t(ch)].end());
 }
 
-void Broadphase::grid_pairs_from_candidates() {
+void Broadphase::grid_pairs_from_candidates(std::vector<BodyPair>& pairs) {
   // In chunks, concatenated in order; the chunks' sizes count as their pairs' overlap tests.
   constexpr int kChunk = 1024;
   const int m = int(candidates_.size()), chunks = (m + kChunk - 1) / kChunk;
@@ -230,8 +230,7 @@ void Broadphase::grid_pairs_from_candidates() {
     }
     out.resize(kept);
   }, m);
-  grid_pairs_.clear();
-  for (int ch = 0; ch < chunks; ++ch) grid_pairs_.insert(grid_pairs_.end(), found_[size_t(ch)].begin(), found_[size_t(ch)].end());
+  for (int ch = 0; ch < chunks; ++ch) pairs.insert(pairs.end(), found_[size_t(ch)].begin(), found_[size_t(ch)].end());
 }
 
 void Broadphase::large_pairs(const Bodies& bodies, const ContactMargins& margins, const std::vector<char>& regular,
@@ -267,10 +266,9 @@ void Broadphase::large_pairs(const Bodies& bodies, const ContactMargins& margins
       if (candidate) out.push_back(BodyPair{std::min(l, i), std::max(l, i)});
     }
   }, (long long)large_.size() * n);
-  size_t total = grid_pairs_.size();
+  size_t total = pairs.size();
   for (int f = 0; f < large_tasks; ++f) total += found_[size_t(f)].size();
   pairs.reserve(total);
-  pairs.insert(pairs.end(), grid_pairs_.begin(), grid_pairs_.end());
   for (int f = 0; f < large_tasks; ++f) pairs.insert(pairs.end(), found_[size_t(f)].begin(), found_[size_t(f)].end());
 }
 

@@ -71,14 +71,13 @@ class Broadphase {
   bool search_still_serves(const std::vector<char>& regular, const std::vector<int64_t>& coords) const;
   void search_grid(const Bodies& bodies, const std::vector<char>& regular, const std::vector<int64_t>& coords,
                    const int64_t lo[3], const int64_t hi[3], int entries, double skin);
-  void grid_pairs_from_candidates();
+  void grid_pairs_from_candidates(std::vector<BodyPair>& pairs);  // appended to pairs
   void large_pairs(const Bodies& bodies, const ContactMargins& margins, const std::vector<char>& regular,
                    std::vector<BodyPair>& pairs);
   std::vector<char> searched_regular_;
   std::vector<int64_t> searched_coords_;  // per body: its cell (x, y, z) at the search
   std::vector<Aabb> searched_boxes_;      // per regular body: its box at the search, grown by the skin
   std::vector<BodyPair> candidates_;
-  std::vector<BodyPair> grid_pairs_;
   long long grid_searches_ = 0;
   double cell_ = 0;
 };
