@@ -5,7 +5,8 @@ decays exponentially (Mueth, Jaeger & Nagel 1998 measured P(f) ~ exp(-beta f/<f>
     PYTHONPATH=build/python python3 examples/force_distribution.py [--settle 1.0] [--samples 50]
 
 Settles the beads of scenes/brazil_nut_small.json in their box (no shaking), reads the contact impulses of
-the last `samples` steps, and writes out/examples/force_distribution.csv (f_over_mean,probability_density)
+the last `samples` steps, and writes out/examples/force_distribution.csv (f_over_mean,probability_density,count;
+the density is normalized over all forces, so its integral is the share under 5 <f>)
 and force_distribution.png (log scale, with the fitted exponential).
 """
 import argparse
@@ -60,7 +61,9 @@ def main():
     f = np.concatenate(forces)
     f = f[f > 0]
     x = f / f.mean()
-    density, edges = np.histogram(x, bins=40, range=(0, 5), density=True)
+    # Normalized over all forces, not only those in the range: its integral is the share under 5 <f>.
+    counts, edges = np.histogram(x, bins=40, range=(0, 5))
+    density = counts / (len(x) * (edges[1] - edges[0]))
     centres = 0.5 * (edges[1:] + edges[:-1])
     tail = (centres > 1) & (density > 0)
     slope, intercept = np.polyfit(centres[tail], np.log(density[tail]), 1)
@@ -72,8 +75,8 @@ def main():
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     table = out / "force_distribution.csv"
-    np.savetxt(table, np.column_stack([centres, density]), delimiter=",", header="f_over_mean,probability_density",
-               comments="")
+    np.savetxt(table, np.column_stack([centres, density, counts]), delimiter=",",
+               header="f_over_mean,probability_density,count", comments="")
     if shutil.which("gnuplot"):
         subprocess.run(["gnuplot", "-e", f"set terminal pngcairo size 700,500; set output '{out / 'force_distribution.png'}';"
                         "set datafile separator ','; set logscale y; set key top right; set xlabel 'f / <f>';"

@@ -51,6 +51,5 @@ TEST_CASE("a test process that uses the GPU holds the tests' GPU lock, and one w
   const char* off = std::getenv("STAGGER_TEST_NO_GPU_LOCK");
   const bool lock_off = off && std::string(off) == "1";
   const bool gpu = test::use_the_gpu();
-  REQUIRE(gpu == stagger::cuda_device_available());
   CHECK(test::lock_is_free() == (!gpu || lock_off));
 }

@@ -46,6 +46,7 @@ void require_identical(const ContactProblem& p, const SolveResult& a, const Solv
 
 TEST_CASE("active lists hold the blocks and bodies of the active islands, in order", "[solver][active_lists]") {
   std::mt19937_64 rng(3);
+  int kept_cases = 0, rebuilt_cases = 0;  // both ways of updating the lists must be exercised
   for (int round = 0; round < 50; ++round) {
     CAPTURE(round);
     // Islands of 0-4 blocks and 0-5 bodies, laid out contiguously as the solve lays them.
@@ -113,9 +114,11 @@ TEST_CASE("active lists hold the blocks and bodies of the active islands, in ord
                   contact_begin.data(), int(body_island.size()), body_island.data(), body_begin.data());
       REQUIRE(from.listed);
       if (2 * keep > left) {
+        ++kept_cases;
         REQUIRE(from.builds == builds);
         REQUIRE(from.num_islands == left);  // the old lists: a superset, done islands skipped by the mask
       } else {
+        ++rebuilt_cases;
         REQUIRE(from.builds == builds + 1);
         REQUIRE(std::vector<int>(from.islands.begin(), from.islands.begin() + from.num_islands) == kept_islands);
         REQUIRE(std::vector<int>(from.blocks.begin(), from.blocks.begin() + from.num_blocks) == kept_blocks);
@@ -124,6 +127,8 @@ TEST_CASE("active lists hold the blocks and bodies of the active islands, in ord
       }
     }
   }
+  CHECK(kept_cases > 0);
+  CHECK(rebuilt_cases > 0);
 }
 
 namespace {

@@ -2,6 +2,7 @@
 // (SCENE_FORMAT.md). Runs the real binary.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -73,11 +74,21 @@ TEST_CASE("bad input exits 2 with one error line naming file and path", "[cli][e
   REQUIRE(test::stagger("run " + scene.string() + " --out " + (dir / "kept").string(), dir).code == 2);
   REQUIRE(fs::is_directory(dir / "kept"));
 
-  REQUIRE(test::stagger("run " + (dir / "missing.json").string(), dir).code == 2);
-  REQUIRE(test::stagger("run", dir).code == 2);
-  REQUIRE(test::stagger("run " + scene.string() + " --backend warp", dir).code == 2);
-  REQUIRE(test::stagger("run " + scene.string() + " --steps -3", dir).code == 2);
+  // Every other refusal too: exit 2 and exactly one line, "error: <where>: <what>".
+  auto one_error_line = [](const Outcome& o, const std::string& where) {
+    CAPTURE(o.err);
+    REQUIRE(o.code == 2);
+    REQUIRE(o.err.rfind("error: " + where + ": ", 0) == 0);
+    REQUIRE(o.err.size() > ("error: " + where + ": ").size() + 1);  // says what, too
+    REQUIRE(std::count(o.err.begin(), o.err.end(), '\n') == 1);
+    REQUIRE(o.err.back() == '\n');
+  };
+  one_error_line(test::stagger("run " + (dir / "missing.json").string(), dir), (dir / "missing.json").string());
+  one_error_line(test::stagger("run", dir), "stagger run");
+  // Bad options on a good scene (on the bad one above its own error would come first).
   fs::path ok = write_scene(dir, "ok.json", R"({"time_step": 0.01, "steps": 1, "bodies": [{"shape": {"type": "sphere", "radius": 1}, "mass": 1}]})");
+  one_error_line(test::stagger("run " + ok.string() + " --backend warp", dir), "--backend");
+  one_error_line(test::stagger("run " + ok.string() + " --steps -3", dir), "--steps");
   Outcome cuda = test::stagger("run " + ok.string() + " --backend cuda --out " + (dir / "cuda").string(), dir);
   if (stagger::cuda_device_available()) {  // a machine with a GPU: it runs there, and says so (test_cuda_solver.cpp checks it is right)
     REQUIRE(cuda.code == 0);

@@ -1,5 +1,6 @@
 // The kernels/ element functions on a CUDA device give the CPU's results. Compiled whenever the
 // build has CUDA (CI compiles it with nvcc); without a GPU each test says so and skips.
+#define CATCH_CONFIG_EXTERNAL_INTERFACES  // for the listener below (Catch2 v2)
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -21,8 +22,40 @@ using namespace stagger;
 using namespace stagger::test;
 
 #ifndef STAGGER_HAVE_CUDA
-TEST_CASE("CUDA element functions match the CPU", "[cuda]") { skip_gpu_test("this build has no CUDA support"); }
+// The same names as in a CUDA build, each reported as skipped.
+TEST_CASE("CUDA cone projections match the CPU", "[cuda]") { skip_gpu_test("this build has no CUDA support"); }
+TEST_CASE("CUDA narrow phase matches the CPU", "[cuda]") { skip_gpu_test("this build has no CUDA support"); }
+TEST_CASE("cuBLAS is opened on first use, not when stagger is loaded", "[cuda]") {
+  skip_test("this build has no CUDA support");
+}
 #else
+namespace {
+bool cublas_mapped() {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line))
+    if (line.find("libcublas") != std::string::npos) return true;
+  return false;
+}
+// Whether cuBLAS was open when the test run started: after every static initializer (stagger's
+// too), before any test could have opened it on purpose, whichever order the tests run in.
+struct CublasAtRunStart {
+  bool seen = false, opened = false, mapped = false;
+};
+CublasAtRunStart& cublas_at_run_start() {
+  static CublasAtRunStart state;
+  return state;
+}
+struct CublasProbe : Catch::TestEventListenerBase {
+  using TestEventListenerBase::TestEventListenerBase;
+  void testRunStarting(Catch::TestRunInfo const& info) override {
+    cublas_at_run_start() = {true, cublas_opened(), cublas_mapped()};
+    TestEventListenerBase::testRunStarting(info);
+  }
+};
+}  // namespace
+CATCH_REGISTER_LISTENER(CublasProbe)
+
 TEST_CASE("CUDA cone projections match the CPU", "[cuda]") {
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> u(-2, 2);
@@ -97,14 +130,9 @@ TEST_CASE("CUDA narrow phase matches the CPU", "[cuda]") {
 // Needs no GPU: cuBLAS is not loaded with stagger (its start-up cost every process 0.35 s) but on the
 // dense islands' first product, and then every function stagger calls resolves.
 TEST_CASE("cuBLAS is opened on first use, not when stagger is loaded", "[cuda]") {
-  auto cublas_mapped = [] {
-    std::ifstream maps("/proc/self/maps");
-    std::string line;
-    while (std::getline(maps, line))
-      if (line.find("libcublas") != std::string::npos) return true;
-    return false;
-  };
-  if (!cublas_opened()) REQUIRE_FALSE(cublas_mapped());
+  REQUIRE(cublas_at_run_start().seen);
+  REQUIRE_FALSE(cublas_at_run_start().opened);
+  REQUIRE_FALSE(cublas_at_run_start().mapped);
   const CublasApi& api = cublas_api();
   CHECK(cublas_opened());
   CHECK(cublas_mapped());

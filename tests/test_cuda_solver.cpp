@@ -132,6 +132,20 @@ TEST_CASE("the CUDA dense small-island path (cuBLAS products) finds the CPU's im
     }
   }
 }
+#else
+// The same names as in a CUDA build, each reported as skipped.
+TEST_CASE("the CUDA backend equals the CPU backends on island problems", "[cuda][solver][equivalence]") {
+  skip_gpu_test("this build has no CUDA support");
+}
+TEST_CASE("a CUDA solve reports the same iteration counts on the same problem twice", "[cuda][solver][determinism]") {
+  skip_gpu_test("this build has no CUDA support");
+}
+TEST_CASE("the CUDA backend does not polish: a stalled island runs the outer loop alone", "[cuda][solver][gauss_seidel]") {
+  skip_gpu_test("this build has no CUDA support");
+}
+TEST_CASE("the CUDA dense small-island path (cuBLAS products) finds the CPU's impulses", "[cuda][solver][dense]") {
+  skip_gpu_test("this build has no CUDA support");
+}
 #endif
 
 TEST_CASE("the CUDA backend and the CPU backend agree step by step", "[cuda][world][equivalence]") {

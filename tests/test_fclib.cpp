@@ -124,8 +124,7 @@ TEST_CASE("solve-fclib meets the requested tolerance on a granular-sized problem
 }
 
 TEST_CASE("the impulses a step applied solve its exported FCLIB problem", "[fclib]") {
-  if (skip_without_fclib()) return;
-  // W and q come from the reference's assembly, the impulses from the batched backend: two
+  // Needs no libfclib: local_problem and local_error are the reference solver's. W and q come from the reference's assembly, the impulses from the batched backend: two
   // independent computations of the same island, so the layout (normal, tangent 1, tangent 2 per
   // contact) and the sign conventions must agree for the error to be below the scene's tolerance.
   World world = stepped_stack(5);

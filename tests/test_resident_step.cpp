@@ -24,10 +24,16 @@ namespace {
 
 Scene repository_scene(const std::string& path) { return load_scene(std::string(STAGGER_SOURCE_DIR) + "/" + path); }
 
-WorldOptions resident(Precision precision = Precision::f64) {
+// The host step and its resident twin, both in the test's shape (test_controls: the CPU's blocks, or
+// the GPU's under STAGGER_TEST_GPU_SHAPE=1), so that the two compare like with like.
+WorldOptions host_step(Precision precision = Precision::f64) {
   WorldOptions o = on_backend(SolverBackend::batched);
-  o.resident = true;
   o.controls.precision = precision;
+  return o;
+}
+WorldOptions resident(Precision precision = Precision::f64) {
+  WorldOptions o = host_step(precision);
+  o.resident = true;
   return o;
 }
 
@@ -74,7 +80,7 @@ TEST_CASE("the resident step's CPU twin gives the host step's states bit for bit
                  Case{"scenes/validation/partial_bounce.json", 700}, Case{"scenes/validation/painleve_rod.json", 200}}) {
     CAPTURE(c.path);
     Scene scene = repository_scene(c.path);
-    World host(scene, on_backend(SolverBackend::batched)), twin(scene, resident());
+    World host(scene, host_step()), twin(scene, resident());
     int contacts = 0;
     for (int s = 0; s < c.steps; ++s) {
       host.step();
@@ -93,7 +99,7 @@ TEST_CASE("the resident step's twin matches the host step with the pyramid, in f
   Scene base = repository_scene("scenes/brazil_nut_small.json");
   SECTION("pyramid friction") {
     base.solver.friction_model = FrictionModel::pyramid;
-    World host(base), twin(base, resident());
+    World host(base, host_step()), twin(base, resident());
     for (int s = 0; s < 120; ++s) {
       host.step();
       twin.step();
@@ -101,9 +107,7 @@ TEST_CASE("the resident step's twin matches the host step with the pyramid, in f
     require_identical_states(host.bodies(), twin.bodies());
   }
   SECTION("float iterations") {
-    WorldOptions f32;
-    f32.controls.precision = Precision::f32;
-    World host(base, f32), twin(base, resident(Precision::f32));
+    World host(base, host_step(Precision::f32)), twin(base, resident(Precision::f32));
     for (int s = 0; s < 120; ++s) {
       host.step();
       twin.step();
@@ -113,7 +117,7 @@ TEST_CASE("the resident step's twin matches the host step with the pyramid, in f
   }
   SECTION("successive relaxation") {
     base.solver.method = Method::successive_relaxation;
-    World host(base), twin(base, resident());
+    World host(base, host_step()), twin(base, resident());
     for (int s = 0; s < 80; ++s) {
       host.step();
       twin.step();
@@ -124,7 +128,7 @@ TEST_CASE("the resident step's twin matches the host step with the pyramid, in f
     base.solver.method = Method::coulomb_apgd;
     base.solver.tolerance = 2e-3;
     base.solver.tolerance_set = true;
-    World host(base), twin(base, resident());
+    World host(base, host_step()), twin(base, resident());
     for (int s = 0; s < 120; ++s) {
       host.step();
       twin.step();
@@ -155,7 +159,7 @@ TEST_CASE("a resident world restored from its state continues bit-identically", 
 TEST_CASE("a resident world reports a runaway body like the host world", "[resident][reliability]") {
   Scene scene = repository_scene("scenes/validation/free_fall.json");
   scene.limits.max_speed = 0.5;  // the falling body passes 0.5 m/s after about 51 ms
-  World host(scene), twin(scene, resident());
+  World host(scene, host_step()), twin(scene, resident());
   int host_fault_step = -1, twin_fault_step = -1;
   std::string host_what, twin_what;
   for (int s = 0; s < 200 && (host_fault_step < 0 || twin_fault_step < 0); ++s) {

@@ -164,6 +164,9 @@ TEST_CASE("a brick wall of 114 bricks stands at rest", "[validation]") {
   REQUIRE(scene.solver.method == Method::automatic);
   REQUIRE(!scene.solver.tolerance_set);
   World world(scene, on_backend(backend));
+  int bricks = 0;
+  for (int i = 0; i < world.bodies().size(); ++i) bricks += world.bodies().is_dynamic(i) ? 1 : 0;
+  REQUIRE(bricks == 114);
   const std::vector<Vec3d> start = world.bodies().x;
   double drift = 0, speed = 0;
   int fewest_contacts = 1 << 30;

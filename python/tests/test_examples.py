@@ -54,7 +54,18 @@ def test_example_force_distribution_the_container_carries_the_bed_and_forces_dec
     rows = read_csv(tmp_path / "force_distribution.csv")
     x = np.array([r["f_over_mean"] for r in rows])
     density = np.array([r["probability_density"] for r in rows])
-    assert abs(np.sum(density) * (x[1] - x[0]) - 1) < 0.02  # nearly every force is under 5 <f>
+    # The density is normalized over all forces, so its integral is the share under 5 <f>: nearly all
+    # (an exponential tail of beta >= 0.6 leaves at most 5% above 5 <f>).
+    under = np.sum(density) * (x[1] - x[0])
+    assert 0.95 < under <= 1 + 1e-9, under
+    # The tail is exponential, not Gaussian: log P(f) against f above the mean is a line, not a parabola
+    # bending down (a half-normal distribution of the same mean, binned alike, bends by -0.19 f^2; this
+    # bed measured +0.13). Judged on the bins of at least 20 forces (a bin of a few is mostly noise).
+    count = np.array([r["count"] for r in rows])
+    tail = (x > 1) & (count >= 20)
+    assert tail.sum() >= 8, count
+    bend = np.polyfit(x[tail], np.log(density[tail]), 2)[0]
+    assert bend > -0.08, bend
 
 
 def test_example_bunny_wall_pushes_the_bunnies_and_nothing_passes_a_wall(tmp_path):
