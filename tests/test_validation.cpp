@@ -62,7 +62,8 @@ TEST_CASE("free fall follows the discrete formula", "[validation]") {
   }
 }
 
-TEST_CASE("a resting sphere stays and carries its weight", "[validation]") {
+TEST_CASE("a resting sphere stays and carries its weight", "[validation][backends]") {
+  if (skip_backend_run()) return;
   auto backend = GENERATE(from_range(solve_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("resting_sphere");
@@ -84,7 +85,8 @@ TEST_CASE("a resting sphere stays and carries its weight", "[validation]") {
 // so the impulses that hold it are not unique; the motion is. Run for 2 s at the defaults, warm
 // started from step to step: no point of it moves by more than a micrometre (the resting sphere's
 // bar), and the table carries its weight, the normal impulses of each step summing to m g h.
-TEST_CASE("a hexagonal pyramid on its base stays at rest and carries its weight", "[validation][literature]") {
+TEST_CASE("a hexagonal pyramid on its base stays at rest and carries its weight", "[validation][literature][backends]") {
+  if (skip_backend_run()) return;
   auto backend = GENERATE(from_range(solve_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("hexagonal_pyramid");
@@ -155,7 +157,8 @@ std::pair<double, double> large_island_friction_shares(const World& world) {
 }
 }  // namespace
 
-TEST_CASE("a brick wall of 114 bricks stands at rest", "[validation]") {
+TEST_CASE("a brick wall of 114 bricks stands at rest", "[validation][backends]") {
+  if (skip_backend_run()) return;
   auto backend = GENERATE(from_range(batched_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("brick_wall");
@@ -213,7 +216,8 @@ TEST_CASE("a shaken bed's large islands carry friction (auto solves them as gran
   CHECK(least >= kStructureFrictionShare);
 }
 
-TEST_CASE("a block on a gentle slope sticks", "[validation]") {
+TEST_CASE("a block on a gentle slope sticks", "[validation][backends]") {
+  if (skip_backend_run()) return;
   auto backend = GENERATE(from_range(solve_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("block_sticks");
@@ -226,7 +230,8 @@ TEST_CASE("a block on a gentle slope sticks", "[validation]") {
   REQUIRE(norm(world.bodies().x[body_index(world, "body")] - x0) < 1e-5);
 }
 
-TEST_CASE("a block on a steep slope slides at g (sin - mu cos)", "[validation]") {
+TEST_CASE("a block on a steep slope slides at g (sin - mu cos)", "[validation][backends]") {
+  if (skip_backend_run()) return;
   auto backend = GENERATE(from_range(solve_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("block_slides");
@@ -240,7 +245,8 @@ TEST_CASE("a block on a steep slope slides at g (sin - mu cos)", "[validation]")
   REQUIRE(acceleration == Approx(g * (std::sin(slope.angle) - mu * std::cos(slope.angle))).epsilon(0.01));
 }
 
-TEST_CASE("a sphere rolls without slipping at (5/7) g sin", "[validation]") {
+TEST_CASE("a sphere rolls without slipping at (5/7) g sin", "[validation][backends]") {
+  if (skip_backend_run()) return;
   auto backend = GENERATE(from_range(solve_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("sphere_rolls");
@@ -263,7 +269,8 @@ TEST_CASE("a sphere rolls without slipping at (5/7) g sin", "[validation]") {
   REQUIRE(max_slip < 1e-5);
 }
 
-TEST_CASE("a sphere on a slippery slope slides and spins up", "[validation]") {
+TEST_CASE("a sphere on a slippery slope slides and spins up", "[validation][backends]") {
+  if (skip_backend_run()) return;
   auto backend = GENERATE(from_range(solve_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("sphere_slides_and_rolls");
@@ -285,7 +292,8 @@ TEST_CASE("a sphere on a slippery slope slides and spins up", "[validation]") {
   REQUIRE(norm(w - dot(w, axis) * axis) <= 1e-6 * norm(w));
 }
 
-TEST_CASE("equal elastic spheres exchange velocities head-on", "[validation]") {
+TEST_CASE("equal elastic spheres exchange velocities head-on", "[validation][backends]") {
+  if (skip_backend_run()) return;
   auto backend = GENERATE(from_range(solve_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("head_on_spheres");
@@ -305,7 +313,8 @@ TEST_CASE("equal elastic spheres exchange velocities head-on", "[validation]") {
   REQUIRE(norm(world.bodies().v[right] - v_left) < 1e-9);
 }
 
-TEST_CASE("an inelastic sphere does not bounce", "[validation]") {
+TEST_CASE("an inelastic sphere does not bounce", "[validation][backends]") {
+  if (skip_backend_run()) return;
   auto backend = GENERATE(from_range(solve_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("inelastic_drop");
@@ -325,7 +334,8 @@ TEST_CASE("an inelastic sphere does not bounce", "[validation]") {
   REQUIRE(world.bodies().x[ball].z == Approx(body_desc(scene, "ball").shape.radius).margin(1e-6));
 }
 
-TEST_CASE("a partially elastic ball leaves each impact at e times the impact speed", "[validation]") {
+TEST_CASE("a partially elastic ball leaves each impact at e times the impact speed", "[validation][backends]") {
+  if (skip_backend_run()) return;
   auto backend = GENERATE(from_range(solve_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("partial_bounce");
@@ -347,7 +357,8 @@ TEST_CASE("a partially elastic ball leaves each impact at e times the impact spe
   REQUIRE(bounces >= 2);
 }
 
-TEST_CASE("a kinematic conveyor drags a box up to its speed", "[validation]") {
+TEST_CASE("a kinematic conveyor drags a box up to its speed", "[validation][backends]") {
+  if (skip_backend_run()) return;
   auto backend = GENERATE(from_range(batched_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("conveyor");
@@ -370,7 +381,8 @@ TEST_CASE("a kinematic conveyor drags a box up to its speed", "[validation]") {
   }
 }
 
-TEST_CASE("a 2-level card house stands for 10 s", "[validation][literature]") {
+TEST_CASE("a 2-level card house stands for 10 s", "[validation][literature][backends]") {
+  if (skip_backend_run()) return;
   auto backend = GENERATE(from_range(batched_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("card_house");
@@ -390,7 +402,8 @@ TEST_CASE("a 2-level card house stands for 10 s", "[validation][literature]") {
   }
 }
 
-TEST_CASE("a stack of ten boxes stands for 10 s", "[validation][slow]") {
+TEST_CASE("a stack of ten boxes stands for 10 s", "[validation][slow][backends]") {
+  if (skip_backend_run()) return;
   auto backend = GENERATE(from_range(batched_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("box_stack");
@@ -403,7 +416,8 @@ TEST_CASE("a stack of ten boxes stands for 10 s", "[validation][slow]") {
   REQUIRE(std::fabs(moved.z) < 1e-3);
 }
 
-TEST_CASE("in single precision the stack and the card house still stand, the sphere still rolls", "[validation][precision]") {
+TEST_CASE("in single precision the stack and the card house still stand, the sphere still rolls", "[validation][precision][backends]") {
+  if (skip_backend_run()) return;
   auto backend = GENERATE(from_range(batched_backends()));
   CAPTURE(backend_name(backend));
   WorldOptions options = on_backend(backend);
@@ -455,7 +469,8 @@ Vec3d end_velocity(const World& world, int rod, const RodEnd& end0) {
 
 }  // namespace
 
-TEST_CASE("Painleve rod above the paradox bound: a tangential impact sticks its end at once", "[validation][literature]") {
+TEST_CASE("Painleve rod above the paradox bound: a tangential impact sticks its end at once", "[validation][literature][backends]") {
+  if (skip_backend_run()) return;
   auto backend = GENERATE(from_range(solve_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("painleve_rod");
@@ -502,7 +517,8 @@ TEST_CASE("Painleve rod above the paradox bound: a tangential impact sticks its 
   CHECK(std::fabs(end_x.z) < 1e-4);
 }
 
-TEST_CASE("Painleve rod below the bound slides with the contact force of the rigid-body equations", "[validation][literature]") {
+TEST_CASE("Painleve rod below the bound slides with the contact force of the rigid-body equations", "[validation][literature][backends]") {
+  if (skip_backend_run()) return;
   auto backend = GENERATE(from_range(solve_backends()));
   CAPTURE(backend_name(backend));
   Scene scene = validation_scene("painleve_rod");
