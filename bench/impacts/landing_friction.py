@@ -18,33 +18,13 @@ solver measures it (impulses in N s beside velocities in m/s), and with each con
 turned into velocities by its normal Delassus diagonal, a measure that sees the friction of beads
 weighing grams. docs/benchmarks.md, "The demo's 3x", says what the counts showed.
 """
+import pathlib
 import sys
 
 import numpy as np
 
-
-def load(path):
-    lines = open(path).read().split("\n")
-    nc = int(lines[0])
-    mu = np.array(lines[1].split(), float)
-    q = np.array(lines[2].split(), float)
-    w = np.array([l.split() for l in lines[3:3 + 3 * nc]], float)
-    return w, q, mu
-
-
-def project_cones(v, mu):
-    """Each contact's 3-vector onto its Coulomb cone |v_t| <= mu v_n."""
-    v = v.reshape(-1, 3)
-    a, t = v[:, 0], v[:, 1:]
-    nt = np.linalg.norm(t, axis=1)
-    out = v.copy()
-    polar = mu * nt <= -a
-    between = (nt > mu * a) & ~polar
-    an = (a + mu * nt) / (1 + mu * mu)
-    out[polar] = 0
-    out[between, 0] = an[between]
-    out[between, 1:] = (mu * an / np.maximum(nt, 1e-300))[between, None] * t[between]
-    return out.ravel()
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "exact_ccp"))
+from exact_ccp import load, project_cones  # noqa: E402  (the dump's reader and the cone projection)
 
 
 def main():
