@@ -27,8 +27,9 @@ constexpr int kParallelThreshold = 2048;
 // How many threads a parallel loop over `work` elements uses: one per `per_thread` elements, at
 // least two, at most the machine's. Why not all of them: a region or barrier costs more the more
 // threads it waits for, and on a 16-core Xeon host the batched backend ran the 330-body shaken bed
-// (one island of about 1,000 contacts) at 650 steps/s and the 1k pour at 347 on all 16 threads,
-// against 1,590 and 546 on this 2-core VM (bench/results/h200_cuda; docs/backends.md). Results do not
+// (one island of about 1,000 contacts) at 650 steps/s and the 1k pour at 347 on all 16 threads
+// (bench/results/h200_cuda), against about 1,550-1,590 and 660-670 on two threads of this 2-core VM
+// (bench/results/epyc-2core_cpu/broadphase_stages.csv, a later commit; docs/backends.md). Results do not
 // depend on the thread count (static schedules, fixed summation orders), so neither does this.
 inline int threads_for(long long work, long long per_thread) {
   const int most = omp_get_max_threads();
