@@ -27,7 +27,7 @@ if [ -f "$log" ]; then
       if (name == "") return
       if (why != "" && failing) failed_skip[++fs] = name
       if (status == "failed" || (why != "" && failing)) ++failed
-      else if (why != "") skipped[++s] = name ": " why
+      else if (why != "") { ++s; if (!(why in skipped_by)) reasons[++nr] = why; skipped_by[why] = skipped_by[why] "\n    " name; ++skip_count[why] }
       else if (status == "passed") ++passed
       else unaccounted[++u] = name
     }
@@ -48,7 +48,7 @@ if [ -f "$log" ]; then
       if (total == 0) { print "  no test ran: that is a failure"; exit 1 }
       for (i = 1; i <= u; ++i) printf "  neither passed, failed nor skipped (see ctest above)  %s\n", unaccounted[i]
       for (i = 1; i <= fs; ++i) printf "  failed   %s (ctest calls it skipped, but its output reports a failure)\n", failed_skip[i]
-      for (i = 1; i <= s; ++i) printf "  skipped  %s\n", skipped[i]
+      for (i = 1; i <= nr; ++i) printf "  skipped, %d test%s: %s%s\n", skip_count[reasons[i]], skip_count[reasons[i]] == 1 ? "" : "s", reasons[i], skipped_by[reasons[i]]
       for (i = 1; i <= r; ++i) printf "passed, but without a part not run here (%s), in:%s\n", order[i], part[order[i]]
       if (failed > 0) exit 1
     }' "$log" || code=1
