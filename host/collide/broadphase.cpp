@@ -157,8 +157,7 @@ void Broadphase::search_grid(const Bodies& bodies, const std::vector<char>& regu
   // the 330-body demo bed's stays on one (counted as 8, two threads cost it 0.016 ms a step).
   constexpr int kChunk = 128, kSearchWork = 4;
   const int chunks = (n + kChunk - 1) / kChunk;
-  for (auto& f : found_) f.clear();
-  if (found_.size() < size_t(chunks)) found_.resize(size_t(chunks));
+  start_tasks(chunks);
   parallel_for(
       chunks,
       [&](int ch) {
@@ -209,15 +208,14 @@ void Broadphase::search_grid(const Bodies& bodies, const std::vector<char>& regu
       },
       (long long)n * kSearchWork);
   candidates_.clear();
-  for (int ch = 0; ch < chunks; ++ch) candidates_.insert(candidates_.end(), found_[size_t(ch)].begin(), found_[size_t(ch)].end());
+  append_found(chunks, candidates_);
 }
 
 void Broadphase::grid_pairs_from_candidates(std::vector<BodyPair>& pairs) {
   // In chunks, concatenated in order; the chunks' sizes count as their pairs' overlap tests.
   constexpr int kChunk = 1024;
   const int m = int(candidates_.size()), chunks = (m + kChunk - 1) / kChunk;
-  for (auto& f : found_) f.clear();
-  if (found_.size() < size_t(chunks)) found_.resize(size_t(chunks));
+  start_tasks(chunks);
   parallel_for(chunks, [&](int ch) {
     std::vector<BodyPair>& out = found_[size_t(ch)];
     const int last = std::min(m, (ch + 1) * kChunk);
@@ -230,7 +228,7 @@ void Broadphase::grid_pairs_from_candidates(std::vector<BodyPair>& pairs) {
     }
     out.resize(kept);
   }, m);
-  for (int ch = 0; ch < chunks; ++ch) pairs.insert(pairs.end(), found_[size_t(ch)].begin(), found_[size_t(ch)].end());
+  append_found(chunks, pairs);
 }
 
 void Broadphase::large_pairs(const Bodies& bodies, const ContactMargins& margins, const std::vector<char>& regular,
@@ -240,8 +238,7 @@ void Broadphase::large_pairs(const Bodies& bodies, const ContactMargins& margins
   // chunk of the others, outputs concatenated in task order (the serial loop's order).
   const int per_large = (n + kLargeChunk - 1) / kLargeChunk;
   const int large_tasks = int(large_.size()) * per_large;
-  for (auto& f : found_) f.clear();
-  if (found_.size() < size_t(large_tasks)) found_.resize(size_t(large_tasks));
+  start_tasks(large_tasks);
   parallel_for(large_tasks, [&](int task) {
     std::vector<BodyPair>& out = found_[size_t(task)];
     const int l = large_[size_t(task / per_large)];
@@ -266,10 +263,19 @@ void Broadphase::large_pairs(const Bodies& bodies, const ContactMargins& margins
       if (candidate) out.push_back(BodyPair{std::min(l, i), std::max(l, i)});
     }
   }, (long long)large_.size() * n);
-  size_t total = pairs.size();
-  for (int f = 0; f < large_tasks; ++f) total += found_[size_t(f)].size();
-  pairs.reserve(total);
-  for (int f = 0; f < large_tasks; ++f) pairs.insert(pairs.end(), found_[size_t(f)].begin(), found_[size_t(f)].end());
+  append_found(large_tasks, pairs);
+}
+
+void Broadphase::start_tasks(int tasks) {
+  for (auto& f : found_) f.clear();
+  if (found_.size() < size_t(tasks)) found_.resize(size_t(tasks));
+}
+
+void Broadphase::append_found(int tasks, std::vector<BodyPair>& out) const {
+  size_t total = out.size();
+  for (int t = 0; t < tasks; ++t) total += found_[size_t(t)].size();
+  out.reserve(total);
+  for (int t = 0; t < tasks; ++t) out.insert(out.end(), found_[size_t(t)].begin(), found_[size_t(t)].end());
 }
 
 }  // namespace stagger

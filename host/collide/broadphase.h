@@ -62,6 +62,8 @@ class Broadphase {
   std::vector<int> bucket_begin_;
   // Per task of a loop over chunks, its pairs (kept from step to step: no allocation once grown).
   std::vector<std::vector<BodyPair>> found_;
+  void start_tasks(int tasks);                                   // found_[0, tasks) empty
+  void append_found(int tasks, std::vector<BodyPair>& out) const;  // their pairs, in task order
   static constexpr int kLargeChunk = 512;  // bodies per task of a large body's test against all
 
   // The grid search. Its candidates are the pairs of neighbouring cells whose boxes, grown by the
