@@ -16,13 +16,16 @@ namespace detail {
 inline thread_local std::exception_ptr* team_error = nullptr;
 }  // namespace detail
 
-// Below this many elements a parallel region costs more than it saves. Measured on the 2-core EPYC VM
-// (2 threads, 3,000 steps, runs alternated twice): the 325-bead shaken bed (1,000-1,300 contacts, one
-// island of ~900) ran 620-690 steps/s at 512, 640-750 at 1,024, 780-870 at 2,048 and 720-830 at 4,096
-// (one thread: 800-815); the 1k pour (2,700 contacts, 600 steps) the same at 512 and 2,048 and 1.3x
-// slower at 4,096. (An earlier measurement on another VM had favoured 512: the crossing point is the
-// machine's, near a few thousand contacts on two cores.)
-constexpr int kParallelThreshold = 2048;
+// Below this many elements a parallel region costs more than it saves. Since the APGD iterations of
+// an island of 512 contacts or more run as one team (run_as_team, below), this threshold only decides
+// the loops outside them: collision, islands, the problem's assembly, the QPs' start and end passes,
+// the error evaluations, the quality measures. Measured on the 2-core EPYC VM (2026-11-28, 2 threads,
+// the 325-bead shaken bed's first 3,000 steps, one island of about 1,000 contacts, runs alternated
+// three times): 1,640-1,670 steps/s at 2,048, 1,810-1,820 at 1,024, 1,890-1,900 at 768 and
+// 1,820-1,920 at 512; the other scenes: bench/results/epyc-2core_cpu/ab_2445e80_vs_threshold768.csv.
+// (Before the team, when every APGD loop opened a region of its own, 2,048 was the best: 512 ran the
+// bed at 620-690 steps/s against 780-870.)
+constexpr int kParallelThreshold = 768;
 
 // How many threads a parallel loop over `work` elements uses: one per `per_thread` elements, at
 // least two, at most the machine's. Why not all of them: a region or barrier costs more the more
@@ -36,7 +39,9 @@ inline int threads_for(long long work, long long per_thread) {
   if (most <= 1) return 1;
   return int(std::clamp<long long>(work / std::max<long long>(per_thread, 1), 2, most));
 }
-constexpr int kElementsPerThread = kParallelThreshold / 2;
+// Elements per thread of a parallel loop (threads_for): a thread's share worth its barrier on a
+// many-core host, measured before the threshold above was lowered and kept apart from it.
+constexpr int kElementsPerThread = 1024;
 
 // `work` is how many elements the loop touches in all (for loops over blocks of elements).
 // An exception thrown by a body (e.g. std::bad_alloc) must not escape an OpenMP region (that
@@ -55,7 +60,7 @@ void parallel_for(int n, F&& body, long long work = -1) {
     }
     return;  // the end of `omp for` is a barrier: the next loop sees every element written
   }
-  if ((work < 0 ? n : work) < kParallelThreshold) {
+  if ((work < 0 ? n : work) < kParallelThreshold || omp_get_max_threads() <= 1) {
     for (int i = 0; i < n; ++i) body(i);
     return;
   }
