@@ -153,16 +153,17 @@ void Broadphase::search_grid(const Bodies& bodies, const std::vector<char>& regu
   // Bodies are processed in chunks whose outputs are concatenated in order: the pair order depends
   // on the scene only, not on the thread count. A body's search reads some 14 cells, several times a
   // light loop's element: counted as kSearchWork elements, a 1,000-body pile's search runs on two
-  // threads (it ran on one, 10% of the 1k pour's step on the 2-core VM, the other core idle), while
-  // the 330-body demo bed's stays on one (counted as 8, two threads cost it 0.016 ms a step).
-  constexpr int kChunk = 128, kSearchWork = 4;
-  const int chunks = (n + kChunk - 1) / kChunk;
+  // threads (it ran on one, 10% of the 1k pour's step on the 2-core VM, the other core idle), and
+  // since the loops' threshold is 768 (host/step/parallel.h) so does the 330-body demo bed's.
+  constexpr int kSearchWork = 4;
+  const int chunk = chunk_size(n, 128);
+  const int chunks = (n + chunk - 1) / chunk;
   start_tasks(chunks);
   parallel_for(
       chunks,
       [&](int ch) {
         std::vector<BodyPair>& out = found_[ch];
-        for (int a = ch * kChunk; a < std::min(n, (ch + 1) * kChunk); ++a) {
+        for (int a = ch * chunk; a < std::min(n, (ch + 1) * chunk); ++a) {
           if (!regular[a]) continue;
           const int64_t* c = &coords[3 * size_t(a)];
           const bool a_dynamic = bodies.is_dynamic(a);
@@ -213,15 +214,14 @@ void Broadphase::search_grid(const Bodies& bodies, const std::vector<char>& regu
 
 void Broadphase::grid_pairs_from_candidates(std::vector<BodyPair>& pairs) {
   // In chunks, concatenated in order; the chunks' sizes count as their pairs' overlap tests.
-  constexpr int kChunk = 1024;
-  const int m = int(candidates_.size()), chunks = (m + kChunk - 1) / kChunk;
+  const int m = int(candidates_.size()), chunk = chunk_size(m, 1024, 64), chunks = (m + chunk - 1) / chunk;
   start_tasks(chunks);
   parallel_for(chunks, [&](int ch) {
     std::vector<BodyPair>& out = found_[size_t(ch)];
-    const int last = std::min(m, (ch + 1) * kChunk);
-    out.resize(size_t(last - ch * kChunk));
+    const int last = std::min(m, (ch + 1) * chunk);
+    out.resize(size_t(last - ch * chunk));
     size_t kept = 0;
-    for (int c = ch * kChunk; c < last; ++c) {  // branch-free, as in the search
+    for (int c = ch * chunk; c < last; ++c) {  // branch-free, as in the search
       const BodyPair pr = candidates_[size_t(c)];
       out[kept] = pr;
       kept += size_t(overlaps(boxes_[pr.a], boxes_[pr.b]));
