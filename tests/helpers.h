@@ -113,8 +113,6 @@ inline std::string backend_name(SolverBackend b) {
   return "?";
 }
 
-// The solve backends this machine can run: the batched CPU backend, the reference and, when the
-// build has CUDA and a device answers, the CUDA backend.
 // Which backends a test over backends (tag [backends]) runs. Plain: the host's, the batched CPU backend
 // (and the Eigen reference). With STAGGER_TEST_BACKENDS=cuda: the CUDA backend, in ctest's
 // "[CUDA backend]" copy of each such test (tests/CMakeLists.txt), which a machine without a usable GPU
