@@ -8,6 +8,7 @@
 #
 #   bench/run_friction_quality.sh > bench/results/<machine>/friction_quality.csv
 #   bench/run_friction_quality.sh compliant > bench/results/<machine>/friction_quality_compliant.csv
+#   bench/run_friction_quality.sh tolerances > bench/results/<machine>/friction_quality_tolerances.csv
 #
 # The second: the demo bed with compliant beads (scenes/brazil_nut_small_compliant.json, h = 25 us),
 # steps 40,001-41,000 (1 s in), cost over its first 40,000 steps.
@@ -52,6 +53,15 @@ if [ "${1:-}" = compliant ]; then
   exit 0
 fi
 demo=scenes/brazil_nut_small.json
+# The third: the demo bed at looser Coulomb APGD tolerances, and with the settings its scene had at
+# 49e4d8c (Staggered Projections to 1e-3, at most 30 outer iterations), issue 25's baseline.
+if [ "${1:-}" = tolerances ]; then
+  for variant in "method=coulomb_apgd tolerance=0.002" "method=coulomb_apgd tolerance=0.005" \
+    "method=coulomb_apgd tolerance=0.01" "method=staggered tolerance=0.001 max_outer_iterations=30"; do
+    measure $demo 2600 400 3000 "$variant"
+  done
+  exit 0
+fi
 for variant in auto "tolerance=0.001" env:STAGGER_TRESCA_CONE_CHECK=1 "method=coulomb_apgd tolerance=0.003" \
   "method=coulomb_apgd tolerance=0.002" "method=coulomb_apgd tolerance=0.0015" "method=coulomb_apgd tolerance=0.001"; do
   measure $demo 2600 400 3000 "$variant"
