@@ -50,6 +50,11 @@ void check(bool ok, const char* what) {
 }  // namespace
 
 void ContactProblem::finalize() {
+  check_numbers();
+  finalize_structure();
+}
+
+void ContactProblem::check_numbers() const {
   const int nc = num_contacts(), nb = num_bodies();
   check(normal.size() == size_t(nc) && tangent1.size() == size_t(nc) && tangent2.size() == size_t(nc) &&
             r_a.size() == size_t(nc) && r_b.size() == size_t(nc) && w_known.size() == size_t(nc) &&
@@ -60,7 +65,6 @@ void ContactProblem::finalize() {
   check(v_pred.size() == size_t(nb) && w_pred.size() == size_t(nb) && inv_mass.size() == size_t(nb) &&
             inv_inertia.size() == size_t(nb),
         "body arrays differ in size");
-  finalize_structure();
 }
 
 void ContactProblem::finalize_structure() {

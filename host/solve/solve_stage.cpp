@@ -159,7 +159,7 @@ void assemble_problem(const Bodies& bodies, const Contacts& contacts, const Isla
     if (view.stiffness) p.compliance[j] = row.compliance;
     if (view.tangential_stiffness) p.tangential_compliance[j] = row.tangential_compliance;
   });
-  p.finalize();
+  p.check_numbers();  // the structure is build_problem_structure's
 }
 
 void build_contact_problem(const Bodies& bodies, const Contacts& contacts, const Islands& islands,
