@@ -55,7 +55,7 @@ struct ContactProblem {
   // finalize() for a whole problem, finalize_structure() for one whose numbers (frames, lever arms,
   // masses, right-hand sides) are assembled elsewhere (host/step/resident_step_batched.h), and
   // check_numbers() for the numbers assembled on a structure finalize_structure() already built
-  // (assemble_problem: building the incidences twice a step was 1% of the demo bed's step).
+  // (assemble_problem: building the incidences twice a step was 1.2% of the demo bed's instructions).
   void finalize();
   void finalize_structure();
   void check_numbers() const;
