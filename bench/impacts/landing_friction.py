@@ -18,44 +18,18 @@ solver measures it (impulses in N s beside velocities in m/s), and with each con
 turned into velocities by its normal Delassus diagonal, a measure that sees the friction of beads
 weighing grams. docs/benchmarks.md, "The demo's 3x", says what the counts showed.
 """
-import pathlib
 import sys
 
 import numpy as np
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "exact_ccp"))
-from exact_ccp import load, project_cones  # noqa: E402  (the dump's reader and the cone projection)
+from coulomb_iteration import ScaledIsland, clamp, load
 
 
 def main():
     path = sys.argv[1]
     tolerance = float(sys.argv[2]) if len(sys.argv) > 2 else 2e-3
-    w, q, mu = load(path)
-    diag = np.diag(w).reshape(-1, 3)
-    scale_n = 1 / np.sqrt(diag[:, 0])
-    scale_t = 1 / np.sqrt(0.5 * (diag[:, 1] + diag[:, 2]))
-    s = np.stack([scale_n, scale_t, scale_t], 1).ravel()  # r = s * x
-    a = w * s[:, None] * s[None, :]
-    b = q * s
-    lipschitz = np.linalg.eigvalsh(a)[-1]
-    q_norm = np.linalg.norm(q)
-    as_velocity = np.repeat(diag[:, 0], 3)
-
-    def error(x, weighted):
-        r = x * s
-        v = (w @ r + q).reshape(-1, 3).copy()
-        v[:, 0] += mu * np.linalg.norm(v[:, 1:], axis=1)  # De Saxce's shift
-        g = r * as_velocity if weighted else r
-        return np.linalg.norm(g - project_cones(g - v.ravel(), mu)) / q_norm
-
-    def clamp(x, friction):
-        x = x.reshape(-1, 3).copy()
-        x[:, 0] = np.maximum(0, x[:, 0])
-        radius = friction * x[:, 0]
-        t = np.linalg.norm(x[:, 1:], axis=1)
-        over = t > radius
-        x[over, 1:] *= (radius[over] / t[over])[:, None]
-        return x.ravel()
+    island = ScaledIsland(*load(path))
+    a, b, lipschitz, friction, error = island.a, island.b, island.lipschitz, island.friction, island.error
 
     def apgd(x0, friction, weighted, most=5000):
         x, y, theta, it = x0.copy(), x0.copy(), 1.0, 0
@@ -70,10 +44,8 @@ def main():
             x, it = x_next, it + 1
         return it, x
 
-    # In the scaled unknowns the cone |r_t| <= mu r_n is |x_t| <= mu (scale_n / scale_t) x_n.
-    friction = mu * scale_n / scale_t
-    zero = np.zeros_like(q)
-    print(f"{path}: {len(mu)} contacts, tolerance {tolerance:g}")
+    zero = np.zeros_like(island.q)
+    print(f"{path}: {len(island.mu)} contacts, tolerance {tolerance:g}")
     frictionless, x0 = apgd(zero, 0 * friction, False)
     print(f"  frictionless, to the solver's error: {frictionless} iterations")
     for weighted in (False, True):

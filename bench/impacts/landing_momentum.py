@@ -26,8 +26,7 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "exact_ccp"))
-from exact_ccp import load, project_cones  # noqa: E402  (the dump's reader and the cone projection)
+from coulomb_iteration import ScaledIsland, clamp, load
 
 TOLERANCE = 2e-3
 MOST = 3000
@@ -41,43 +40,17 @@ def nesterov_next(theta, uphill):
     return theta_next, (theta - 1) / theta_next
 
 
-def run(w, q, mu, variant, friction_step=1.0):
-    diag = np.diag(w).reshape(-1, 3)
-    scale_n = 1 / np.sqrt(diag[:, 0])
-    scale_t = 1 / np.sqrt(0.5 * (diag[:, 1] + diag[:, 2]))
-    s = np.stack([scale_n, scale_t, scale_t], 1).ravel()  # r = s * x
-    a = w * s[:, None] * s[None, :]
-    b = q * s
-    step = 0.9 / np.linalg.eigvalsh(a)[-1]
-    friction = mu * scale_n / scale_t  # the cone |r_t| <= mu r_n in the scaled unknowns
-    q_norm = np.linalg.norm(q)
-    as_velocity = np.repeat(diag[:, 0], 3)
-    normal = np.zeros(len(q), bool)
+def run(island, variant, friction_step=1.0):
+    a, b, step = island.a, island.b, 0.9 / island.lipschitz
+    normal = np.zeros(len(b), bool)
     normal[0::3] = True
-
-    def errors(x):
-        r = x * s
-        v = (w @ r + q).reshape(-1, 3).copy()
-        v[:, 0] += mu * np.linalg.norm(v[:, 1:], axis=1)  # De Saxce's shift
-        v = v.ravel()
-        return [np.linalg.norm(g - project_cones(g - v, mu)) / q_norm for g in (r, r * as_velocity)]
-
-    def clamp(x):
-        x = x.reshape(-1, 3).copy()
-        x[:, 0] = np.maximum(0, x[:, 0])
-        radius = friction * x[:, 0]
-        t = np.linalg.norm(x[:, 1:], axis=1)
-        over = t > radius
-        x[over, 1:] *= (radius[over] / t[over])[:, None]
-        return x.ravel()
-
-    x = np.zeros(len(q))
+    x = np.zeros(len(b))
     x_prev = x.copy()
     theta = [1.0, 1.0]  # one sequence (nesterov, reflected, no friction momentum) or one per block
     momentum = [0.0, 0.0]
     met = [None, None]
     for it in range(MOST + 1):
-        for m, e in enumerate(errors(x)):
+        for m, e in enumerate(island.error(x, weighted) for weighted in (False, True)):
             if met[m] is None and e < TOLERANCE:
                 met[m] = it
         if None not in met:
@@ -85,16 +58,15 @@ def run(w, q, mu, variant, friction_step=1.0):
         dx = x - x_prev
         m_n = momentum[0]
         m_t = momentum[1] if variant == "block" else (0.0 if variant == "no friction momentum" else m_n)
-        y_full = x + m_n * dx if variant != "block" else x + np.where(normal, m_n, m_t) * dx
         if variant == "reflected":
-            y_full = x + m_n * dx
-            g = a @ y_full + b
-            trial = np.where(normal, y_full - step * g, x - friction_step * step * g)
+            y = x + m_n * dx  # in full: where the gradient is taken
+            g = a @ y + b
+            trial = np.where(normal, y - step * g, x - friction_step * step * g)
         else:
-            y = np.where(normal, x + m_n * dx, x + m_t * dx)
+            y = x + np.where(normal, m_n, m_t) * dx
             g = a @ y + b
             trial = y - step * g
-        x_next = clamp(trial)
+        x_next = clamp(trial, island.friction)
         uphill = (g * (x_next - x)).reshape(-1, 3)
         if variant == "block":
             theta[0], momentum[0] = nesterov_next(theta[0], uphill[:, 0].sum() > 0)
@@ -110,13 +82,13 @@ def main():
                 ("no friction momentum", 1.0)]
     print(f"iterations from zero to {TOLERANCE:g}: the solver's error / impulses as velocities")
     for path in sys.argv[1:]:
-        w, q, mu = load(path)
+        island = ScaledIsland(*load(path))
         cells = []
         for name, factor in variants:
             label = f"{name} {factor:g}" if name == "reflected" else name
-            solver, weighted = run(w, q, mu, name, factor)
+            solver, weighted = run(island, name, factor)
             cells.append(f"{label} {solver}/{weighted}")
-        print(f"{pathlib.Path(path).name} ({len(mu)} contacts): " + ", ".join(cells), flush=True)
+        print(f"{pathlib.Path(path).name} ({len(island.mu)} contacts): " + ", ".join(cells), flush=True)
 
 
 if __name__ == "__main__":
