@@ -7,11 +7,12 @@ Issue 25 asks for `scripts/demo.sh` three times as fast as at 49e4d8c (19.5-19.6
 on two threads of the 2-core VM, docs/benchmarks.md): 0.33 ms a step. This runs the demo scene
 (scenes/brazil_nut_small.json) and variants of it for the same 4 simulated seconds with
 `stagger_bench --series` on THREADS (default 2) threads, one after another, ROUNDS (default 2) times
-over (the VM's speed drifts), and writes one row per run: wall seconds, the time a step takes by its stage columns,
-APGD iterations per step, their median step, and their mean in each tenth of the shaking period (phase 0
-= the container at rest going up; the bed lands in the last tenth and the first), the deepest overlap,
-and the share of steps that converged. The variants are what a user could change in the scene without
-changing the solver: the tolerance, a cap on the iterations, the time step, compliant contacts.
+over (the VM's speed drifts), and writes one row per run: wall seconds, the time a step takes by its
+stage columns, APGD iterations per step, their median step, and their mean in each tenth of the shaking
+period (phase 0 = the container at rest going up; the bed lands in the last tenth and the first), the
+deepest overlap, and the share of steps that converged. The variants are what a user could change in the
+scene without changing the solver: the tolerance, a cap on the iterations, the time step, compliant
+contacts.
 """
 import csv
 import json
