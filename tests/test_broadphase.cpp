@@ -156,13 +156,14 @@ long long kept_search_matches_new_ones(const Scene& scene, int steps) {
 
 TEST_CASE("a grid search serves the steps after it with the pairs a new search would find", "[broadphase]") {
   // The 1k pour: the grid collapses, flows and settles. At every step the kept broad phase's pairs are
-  // a new search's, in the same order; and it does reuse its searches (measured: 819 searches in 1,000
-  // steps, 63 in the last 100).
+  // a new search's, in the same order (although the two searched different boxes); and it does reuse
+  // its searches (measured: 38 searches in 1,000 steps; 819 when a body changing cell ended a search's
+  // service).
   const int steps = 1000;
   const long long searches =
       kept_search_matches_new_ones(load_scene(std::string(STAGGER_SOURCE_DIR) + "/bench/scenes/spheres_pile_1k.json"), steps);
   CAPTURE(searches);
-  REQUIRE(searches <= steps - steps / 20);  // at least one step in 20 served by an earlier search
+  REQUIRE(searches <= steps / 10);  // at least nine steps in ten served by an earlier search
   // Kinematic walls shaking a bed, resting and sliding boxes, a moving belt, meshes.
   kept_search_matches_new_ones(load_scene(std::string(STAGGER_SOURCE_DIR) + "/scenes/brazil_nut_small.json"), 300);
   kept_search_matches_new_ones(validation_scene("box_stack"), 200);

@@ -179,25 +179,42 @@ TEST_CASE("Brazil-nut bed: the intruder rises to the top at Gamma 3 and stays pu
   }
 }
 
-TEST_CASE("a poured pile stands once settled: its median sphere moves under 0.2% of its radius in 2 s", "[scenes][granular]") {
-  // The 1k pour at the defaults (1,000 spheres of r = 1 cm poured into a box; settled by about 1.2 s).
-  // A near-exact solve (tolerance 1e-4) leaves its median sphere within 0.2-1.1 um from 2 s to 4 s;
-  // spheres on the floor may roll for ever (no rolling resistance), hence the median. While the granular
-  // error scale counted the gaps of every neighbour in full, the pile crept 44-221 um in those 2 s over
-  // three initial states (Coulomb APGD at 2e-3: 517-752 um); with them capped (host/scene/scene.h,
-  // error_scale_gap_cap) 5.3-6.5 um (bench/rest/pile_rest.py, bench/results/epyc-2core_cpu/pile_rest*.csv).
-  Scene scene = load_scene(std::string(STAGGER_SOURCE_DIR) + "/bench/scenes/spheres_pile_1k.json");
-  World world(scene);
-  for (int s = 0; s < 2000; ++s) world.step();
+namespace {
+// The median sphere's displacement from `from` to `to` steps of the 1k pour at the defaults (1,000
+// spheres of r = 1 cm poured into a box), from the initial state of jitter seed `seed`.
+double pile_median_creep(unsigned seed, int from, int to) {
+  const std::string file = std::string(STAGGER_SOURCE_DIR) + "/bench/scenes/spheres_pile_1k.json";
+  nlohmann::json j = nlohmann::json::parse(read_scene_text(file), nullptr, true, /*ignore_comments=*/true);
+  j["generators"][0]["seed"] = seed;
+  World world(parse_scene(j.dump(), file));
+  for (int s = 0; s < from; ++s) world.step();
   const std::vector<Vec3d> settled = world.bodies().x;
-  for (int s = 0; s < 2000; ++s) world.step();
+  for (int s = from; s < to; ++s) world.step();
   const Bodies& b = world.bodies();
   std::vector<double> moved;
   for (int i = 0; i < b.size(); ++i)
     if (b.is_dynamic(i)) moved.push_back(norm(b.x[i] - settled[i]));
   REQUIRE(moved.size() == 1000);
   std::nth_element(moved.begin(), moved.begin() + moved.size() / 2, moved.end());
-  const double median = moved[moved.size() / 2];
-  CAPTURE(median);
-  CHECK(median < 0.002 * 0.01);
+  return moved[moved.size() / 2];
+}
+}  // namespace
+
+TEST_CASE("a poured pile stands once settled: its median sphere moves under 0.2% of its radius in 2 s", "[scenes][granular]") {
+  // The 1k pour at the defaults, from 4 s to 6 s, in three initial states. A near-exact solve
+  // (tolerance 1e-4) leaves the median sphere within 0.2-1.1 um over 2 s; spheres on the floor may
+  // roll for ever (no rolling resistance), hence the median. While the granular error scale counted
+  // the gaps of every neighbour in full, the pile crept 44-221 um in 2 s in every initial state (Coulomb
+  // APGD at 2e-3: 517-752 um); with them capped (host/scene/scene.h, error_scale_gap_cap) the median
+  // creep is a few um. But a settling pile also rearranges now and then: a few spheres roll and the
+  // pile around them shifts, at times that differ between initial states and between builds that
+  // round differently (bench/rest/pile_rest.py, bench/results/epyc-2core_cpu/pile_rest_order.csv).
+  // Over 2-4 s, 20 initial states: 1.8-24 um, two above 20 (9feb4ed's pair order); 1-60 um, five
+  // above 20 (the order of (a, b), 2026-11-29). Over 4-6 s, 10 states: 2.5-6.9 um and one
+  // rearrangement of 115 um; 1.6-19.7 um. So a steady creep shows in every state, a rearrangement in
+  // one: at least two of the three states must stay under the bound.
+  std::vector<double> medians;
+  for (unsigned seed : {1u, 2u, 3u}) medians.push_back(pile_median_creep(seed, 4000, 6000));
+  CAPTURE(medians);
+  CHECK(std::count_if(medians.begin(), medians.end(), [](double m) { return m < 0.002 * 0.01; }) >= 2);
 }

@@ -11,11 +11,9 @@
 namespace stagger {
 
 namespace {
-// A body's own cell and the 13 cells of the forward half of its neighbourhood (dz > 0, or dz = 0 and
-// dy > 0, or dz = dy = 0 and dx > 0): every neighbouring pair of cells is looked at from one side.
-constexpr int kForward[14][3] = {{0, 0, 0},  {1, 0, 0},  {-1, 1, 0}, {0, 1, 0},  {1, 1, 0},
-                                 {-1, -1, 1}, {0, -1, 1}, {1, -1, 1}, {-1, 0, 1}, {0, 0, 1},
-                                 {1, 0, 1},  {-1, 1, 1}, {0, 1, 1},  {1, 1, 1}};
+// The 27 cells around a body's own (itself included).
+constexpr int kNeighbourCells = 27;
+int neighbour_offset(int d, int axis) { return (axis == 0 ? d : axis == 1 ? d / 3 : d / 9) % 3 - 1; }
 }  // namespace
 
 void compute_contact_margins(const Bodies& bodies, double h, double envelope, Vec3d gravity, ContactMargins& margins) {
@@ -43,8 +41,9 @@ void Broadphase::find_pairs(const Bodies& bodies, const ContactMargins& margins,
     double inflate = 0.5 * margins.envelope + margins.h * margins.speed[i];
     boxes_[i] = inflated_aabb(bodies.shape[i], bodies.x[i], bodies.q[i], inflate);
   });
-  // Regular bodies: not wider than a few times the median dynamic body. The cell is as wide as the
-  // widest regular body, so overlapping regular bodies have centres in neighbouring cells.
+  // Regular bodies: not wider than a few times the median dynamic body. A search grows their boxes by
+  // the skin and makes the cell as wide as the widest grown box, so that any two grown boxes that
+  // overlap have their centres in neighbouring cells.
   std::vector<double> widths;
   widths.reserve(n);
   for (int i = 0; i < n; ++i)
@@ -53,7 +52,8 @@ void Broadphase::find_pairs(const Bodies& bodies, const ContactMargins& margins,
   if (widths.empty()) return;
   std::nth_element(widths.begin(), widths.begin() + widths.size() / 2, widths.end());
   const double limit = kRegularWidthFactor * widths[widths.size() / 2];
-  cell_ = 1e-9;
+  const double skin = kSkinFraction * widths[widths.size() / 2];
+  double widest = 1e-9;
   std::vector<char> regular(n, 0);
   for (int i = 0; i < n; ++i) {
     if (bodies.shape[i].type == ShapeType::plane) {
@@ -63,43 +63,22 @@ void Broadphase::find_pairs(const Bodies& bodies, const ContactMargins& margins,
     double w = max_elem(boxes_[i].hi - boxes_[i].lo);
     if (w <= limit) {
       regular[i] = 1;
-      cell_ = std::max(cell_, w);
+      widest = std::max(widest, w);
     } else {
       large_.push_back(i);
     }
   }
-  const double inv_cell = 1.0 / cell_;
 
-  // Cells: a dense grid over the regular bodies' centres when it has at most a few cells per body
-  // (compact scenes: piles, beds), else a hash table of at least twice as many buckets as bodies
-  // (sparse scenes), where several cells may share a bucket and entries carry their exact cell.
-  std::vector<int64_t> coords(size_t(n) * 3, 0);
-  int64_t lo[3] = {INT64_MAX, INT64_MAX, INT64_MAX}, hi[3] = {INT64_MIN, INT64_MIN, INT64_MIN};
-  int entries = 0;
-  for (int i = 0; i < n; ++i) {
-    if (!regular[i]) continue;
-    ++entries;
-    for (int a = 0; a < 3; ++a) {
-      int64_t c = cell_coordinate(0.5 * (boxes_[i].lo[a] + boxes_[i].hi[a]), inv_cell);
-      coords[3 * size_t(i) + a] = c;
-      lo[a] = std::min(lo[a], c);
-      hi[a] = std::max(hi[a], c);
-    }
-  }
-  if (entries == 0) lo[0] = lo[1] = lo[2] = hi[0] = hi[1] = hi[2] = 0;
-
-  // The last search's candidates serve this step when no regular body has changed cell and each
-  // one's box lies within the box it was searched with (grown by the skin): a search now would look
-  // at the same cells in the same order and find those of its candidates whose boxes overlap now.
-  // In a resting pile that is every step.
-  const double skin = kSkinFraction * widths[widths.size() / 2];
-  if (!search_still_serves(regular, coords)) search_grid(bodies, regular, coords, lo, hi, entries, skin);
+  // The last search's candidates serve this step when the same bodies are regular and each one's box
+  // lies within the box it was searched with (grown by the skin): every pair whose boxes overlap now
+  // is among them. In a resting pile that is every step, in the shaken demo bed one step in four.
+  if (!search_still_serves(regular)) search_grid(bodies, regular, widest + 2 * skin, skin);
   grid_pairs_from_candidates(pairs);
   large_pairs(bodies, margins, regular, pairs);
 }
 
-bool Broadphase::search_still_serves(const std::vector<char>& regular, const std::vector<int64_t>& coords) const {
-  if (searched_regular_ != regular || searched_coords_ != coords) return false;
+bool Broadphase::search_still_serves(const std::vector<char>& regular) const {
+  if (searched_regular_ != regular) return false;
   const int n = int(regular.size());
   int outside = 0;  // counted over all bodies: the same answer on any thread count
   for (int i = 0; i < n; ++i) {
@@ -112,20 +91,37 @@ bool Broadphase::search_still_serves(const std::vector<char>& regular, const std
   return outside == 0;
 }
 
-void Broadphase::search_grid(const Bodies& bodies, const std::vector<char>& regular, const std::vector<int64_t>& coords,
-                             const int64_t lo[3], const int64_t hi[3], int entries, double skin) {
+void Broadphase::search_grid(const Bodies& bodies, const std::vector<char>& regular, double cell, double skin) {
   const int n = bodies.size();
   ++grid_searches_;
+  cell_ = cell;
+  const double inv_cell = 1.0 / cell;
   searched_regular_ = regular;
-  searched_coords_ = coords;
   searched_boxes_.resize(n);
   const Vec3d grow{skin, skin, skin};
   for (int i = 0; i < n; ++i)
     if (regular[i]) searched_boxes_[i] = Aabb{boxes_[i].lo - grow, boxes_[i].hi + grow};
   const std::vector<Aabb>& boxes = searched_boxes_;
+
+  // Cells: a dense grid over the regular bodies' centres when it has at most a few cells per body
+  // (compact scenes: piles, beds), else a hash table of at least twice as many buckets as bodies
+  // (sparse scenes), where several cells may share a bucket and entries carry their exact cell.
+  std::vector<int64_t> coords(size_t(n) * 3, 0);
+  long long lo[3] = {LLONG_MAX, LLONG_MAX, LLONG_MAX}, hi[3] = {LLONG_MIN, LLONG_MIN, LLONG_MIN};
+  int entries = 0;
+  for (int i = 0; i < n; ++i) {
+    if (!regular[i]) continue;
+    ++entries;
+    for (int a = 0; a < 3; ++a) {
+      int64_t c = cell_coordinate(0.5 * (boxes_[i].lo[a] + boxes_[i].hi[a]), inv_cell);
+      coords[3 * size_t(i) + a] = c;
+      lo[a] = std::min<long long>(lo[a], c);
+      hi[a] = std::max<long long>(hi[a], c);
+    }
+  }
+  if (entries == 0) lo[0] = lo[1] = lo[2] = hi[0] = hi[1] = hi[2] = 0;
   GridBuckets grid;
-  const long long lo_cell[3] = {lo[0], lo[1], lo[2]}, hi_cell[3] = {hi[0], hi[1], hi[2]};
-  const int buckets = plan_grid(lo_cell, hi_cell, entries, grid);
+  const int buckets = plan_grid(lo, hi, entries, grid);
   const bool dense = grid.dense != 0;
   auto bucket_of = [&](int64_t x, int64_t y, int64_t z) -> int64_t { return grid.bucket(x, y, z); };
 
@@ -148,14 +144,16 @@ void Broadphase::search_grid(const Bodies& bodies, const std::vector<char>& regu
       if (regular[i]) sorted_[fill[bucket[i]]++] = Entry{cell_of_[i], i};
   }
 
-  // Each regular body looks at its own cell (partners with a higher number) and at the 13 cells of
-  // the forward half of its neighbourhood (all partners): every neighbouring pair is seen once.
-  // Bodies are processed in chunks whose outputs are concatenated in order: the pair order depends
-  // on the scene only, not on the thread count. A body's search reads some 14 cells, several times a
-  // light loop's element: counted as kSearchWork elements, a 1,000-body pile's search runs on two
-  // threads (it ran on one, 10% of the 1k pour's step on the 2-core VM, the other core idle), and
-  // since the loops' threshold is 768 (host/step/parallel.h) so does the 330-body demo bed's.
-  constexpr int kSearchWork = 4;
+  // Each regular body looks at the 27 cells around it for partners with a higher number, and sorts
+  // what it finds by partner: the candidates come in the order of (a, b), which no search's cells
+  // decide, so the pairs a later step takes from them are in the order a new search would give them
+  // (a run resumed from a checkpoint searches anew and must step as the uninterrupted one). Bodies
+  // are processed in chunks whose outputs are concatenated in order: the order does not depend on
+  // the thread count either. A body's search reads 27 cells, several times a light loop's element:
+  // counted as kSearchWork elements, a 1,000-body pile's search runs on two threads (on one it took
+  // 10% of the 1k pour's step on the 2-core VM, the other core idle), and since the loops' threshold
+  // is 768 (host/step/parallel.h) so does the 330-body demo bed's.
+  constexpr int kSearchWork = 8;
   const int chunk = chunk_size(n, 128);
   const int chunks = (n + chunk - 1) / chunk;
   start_tasks(chunks);
@@ -168,25 +166,25 @@ void Broadphase::search_grid(const Bodies& bodies, const std::vector<char>& regu
           const int64_t* c = &coords[3 * size_t(a)];
           const bool a_dynamic = bodies.is_dynamic(a);
           const Aabb box_a = boxes[a];
-          // The runs of entries in the own cell and the 13 cells of the forward half, then one pass
-          // over them with room made once per body.
+          // The runs of entries in the 27 cells, then one pass over them with room made once per body.
           struct Run {
             int begin, end;
             uint64_t key;
-            bool own;
-          } runs[14];
+          } runs[kNeighbourCells];
           int num_runs = 0;
           size_t candidates = 0;
-          for (int d = 0; d < 14; ++d) {  // the own cell first
-            const int64_t x = c[0] + kForward[d][0], y = c[1] + kForward[d][1], z = c[2] + kForward[d][2];
+          for (int d = 0; d < kNeighbourCells; ++d) {
+            const int64_t x = c[0] + neighbour_offset(d, 0), y = c[1] + neighbour_offset(d, 1),
+                          z = c[2] + neighbour_offset(d, 2);
             const int64_t b = bucket_of(x, y, z);
             if (b < 0) continue;
             const int begin = bucket_begin_[b], end = bucket_begin_[b + 1];
             if (begin == end) continue;
-            runs[num_runs++] = Run{begin, end, dense ? 0 : cell_key(x, y, z), d == 0};
+            runs[num_runs++] = Run{begin, end, dense ? 0 : cell_key(x, y, z)};
             candidates += size_t(end - begin);
           }
-          size_t kept = out.size();
+          const size_t first = out.size();
+          size_t kept = first;
           out.resize(kept + candidates);
           BodyPair* slot = out.data();
           // Every entry is written and kept only when it is a pair: whether two boxes overlap is
@@ -199,10 +197,17 @@ void Broadphase::search_grid(const Bodies& bodies, const std::vector<char>& regu
               // are read (a cache miss each on a sparse scene); a dense grid never takes this branch.
               if (!dense && entry.cell != run.key) continue;
               const int o = entry.body;
-              const bool candidate = (!run.own || o > a) & (a_dynamic || bodies.is_dynamic(o));
-              slot[kept] = BodyPair{std::min(a, o), std::max(a, o)};
+              const bool candidate = (o > a) & (a_dynamic || bodies.is_dynamic(o));
+              slot[kept] = BodyPair{a, o};
               kept += size_t(candidate & overlaps(box_a, boxes[o]));
             }
+          }
+          // A body has a handful of partners: insertion sort.
+          for (size_t i = first + 1; i < kept; ++i) {
+            const BodyPair pair = slot[i];
+            size_t j = i;
+            for (; j > first && slot[j - 1].b > pair.b; --j) slot[j] = slot[j - 1];
+            slot[j] = pair;
           }
           out.resize(kept);
         }

@@ -2,9 +2,9 @@
 // scans: the CUDA backend runs them on the GPU (host/cuda/cuda_collide.*); the CPU twin
 // (CollideBatched<CpuExec>) runs the same loops in CI, where a test checks that they find exactly
 // the pairs and contacts of the host stages (host/collide/broadphase.cpp, host/collide/narrowphase.cpp), in the
-// same order. The grid is the host broadphase's: cells as wide as the widest regular body, a dense
-// grid or a hash of cells, each regular body's forward half-neighbourhood, large bodies (planes,
-// walls, big intruders) against everything. A count pass, a scan and a write pass replace the host's
+// same order. The grid is the host broadphase's without its skin (searched anew every step): cells as
+// wide as the widest regular body, a dense grid or a hash of cells, each regular body's 27 cells,
+// large bodies (planes, walls, big intruders) against everything. A count pass, a scan and a write pass replace the host's
 // per-thread lists, which keeps the order (and so the contact list) independent of the hardware.
 #pragma once
 
@@ -259,13 +259,14 @@ struct CollideBatched {
       bucket_begin[b] = lo;
     });
 
-    // Each regular body looks at its own cell (partners with a higher number) and at the 13 cells
-    // of the forward half of its neighbourhood (all partners): every neighbouring pair once.
+    // Each regular body looks at the 27 cells around it for partners with a higher number and sorts
+    // them: the pairs come in the order of (a, b), as the host's do (whose grid, grown by a skin and
+    // kept over steps, differs from this one).
     auto visit = [=] STAGGER_HD(int a, int* pa, int* pb) {
       int found = 0;
       if (!is_regular[a]) return 0;
       const long long* c = coords + 3 * a;
-      for (int d = 13; d < 27; ++d) {  // offsets (dx, dy, dz); d = 13 is the own cell
+      for (int d = 0; d < 27; ++d) {  // offsets (dx, dy, dz)
         long long cx = c[0] + d % 3 - 1, cy = c[1] + (d / 3) % 3 - 1, cz = c[2] + d / 9 - 1;
         long long b = grid.bucket(cx, cy, cz);
         if (b < 0) continue;
@@ -273,12 +274,14 @@ struct CollideBatched {
         for (int e = bucket_begin[b]; e < bucket_begin[b + 1]; ++e) {
           const int o = sorted[e];
           const long long* co = coords + 3 * o;
-          if ((!grid.dense && cell_key(co[0], co[1], co[2]) != key) || (d == 13 && o <= a)) continue;
+          if ((!grid.dense && cell_key(co[0], co[1], co[2]) != key) || o <= a) continue;
           if (!dynamic[a] && !dynamic[o]) continue;
           if (!overlaps(boxes[a], boxes[o])) continue;
-          if (pa) {
-            pa[found] = a < o ? a : o;
-            pb[found] = a < o ? o : a;
+          if (pa) {  // insertion sort by partner: a body has a handful
+            int j = found;
+            for (; j > 0 && pb[j - 1] > o; --j) pb[j] = pb[j - 1];
+            pa[found] = a;
+            pb[j] = o;
           }
           ++found;
         }
