@@ -117,6 +117,11 @@ struct SolveControls {
   // friction"). Off by default: it costs the shaken demo bed 2.6 times its APGD iterations
   // (STAGGER_TRESCA_CONE_CHECK=1).
   bool tresca_cone_check = false;
+  // Each granular island's warm start is scaled by the minimizer of its QP's objective along it
+  // (kernels/warm_start_scale.h). Off by default: it takes the resting 10k bed from 25.4 to 10.4
+  // APGD iterations a step, but costs the pours and the shaken demo bed 2-8% of their time for no
+  // fewer iterations (docs/method.md, "The warm start's scale"; STAGGER_WARM_SCALE=1).
+  bool scale_warm_start = false;
 };
 
 }  // namespace stagger

@@ -26,6 +26,7 @@
 #include "kernels/delassus.h"
 #include "kernels/gauss_seidel.h"
 #include "kernels/natural_map.h"
+#include "kernels/warm_start_scale.h"
 
 namespace stagger {
 
@@ -82,6 +83,8 @@ struct StaggeredBatched {
   // Per-block partial sums and their per-island totals.
   Array<ApgdTerms<T>> block_terms_, island_terms_;
   Array<FreeNorms2<T>> block_norms_, island_norms_;  // island_scales
+  Array<RayTerms<T>> block_rays_, island_rays_;      // scale_warm_start
+  Array<T> warm_scale_;                              // scale_warm_start: per island
   Array<T> block_value_, island_value_;
   Array<ApgdIsland<T>> apgd_;
   Array<T> scale_, error_, best_error_, tau_, lipschitz_contact_, lipschitz_friction_;
@@ -148,6 +151,8 @@ struct StaggeredBatched {
     Exec::fill(apgd_, ni, ApgdIsland<T>{});
     Exec::fill(island_terms_, ni, ApgdTerms<T>{0, 0, 0, 0});
     Exec::fill(island_norms_, ni, FreeNorms2<T>{0, 0});
+    Exec::fill(island_rays_, ni, RayTerms<T>{0, 0});
+    Exec::fill(warm_scale_, ni, T(1));
     Exec::fill(island_value_, ni, T(0));
     for (Array<T>* v : {&scale_, &error_, &best_error_, &tau_, &lipschitz_contact_, &lipschitz_friction_,
                              &peak_contact_, &peak_friction_, &sweep_error_})
@@ -181,6 +186,7 @@ struct StaggeredBatched {
     exec.plan_islands(island_block_begin);
     Exec::fill(block_terms_, blocks_host_.size(), ApgdTerms<T>{0, 0, 0, 0});
     Exec::fill(block_norms_, blocks_host_.size(), FreeNorms2<T>{0, 0});
+    Exec::fill(block_rays_, blocks_host_.size(), RayTerms<T>{0, 0});
     Exec::fill(block_value_, blocks_host_.size(), T(0));
   }
 
@@ -631,8 +637,12 @@ struct StaggeredBatched {
   // accept a warm start just under the tolerance unrefined, which lets a sliding block drift 2%
   // off), but never tighter than a tenth of the outer tolerance: a good warm start then costs few
   // iterations.
-  void errors_of_warm_start() {
+  // `scale`: first the granular islands' warm starts are scaled (scale_warm_start), after the Tresca
+  // radii (a start scaled down would shrink them, and the error barely sees the friction they would
+  // then withhold).
+  void errors_of_warm_start(bool scale = false) {
     island_errors(all_);
+    if (scale) scale_warm_start();
     T* error = ptr(error_);
     const T* tolerance = ptr(tolerance_);
     exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { error[i] = max_of(error[i], tolerance[i]); });
@@ -656,7 +666,7 @@ struct StaggeredBatched {
   // outer iteration continues it from the best point. All stop on the same Coulomb natural-map error.
   void solve_coulomb(const SolverSettings& s, const SolveControls& c) {
     if (any_tresca_) update_bound(tresca_, true);  // from the warm start's alpha (the error reads no bound)
-    errors_of_warm_start();
+    errors_of_warm_start(c.scale_warm_start);
     start_outer_loop();
     trace(c, 0);
     for (int it = 1; it <= s.max_outer_iterations; ++it) {
@@ -684,6 +694,59 @@ struct StaggeredBatched {
     finish_outer_loop();
     if constexpr (Exec::kPolish)
       if (c.exact_small_islands && !p_.pyramid && !p_.tangential_compliance) exact_solves(c);
+  }
+
+  // Each granular island's warm start times the scale that minimizes its QP's objective along it
+  // (kernels/warm_start_scale.h), from the contact velocities the warm start's error left (no
+  // Delassus product of its own): the impulses, the bodies' velocities (u = u_p + s (u - u_p)) and the
+  // error follow. Only islands of granular size: the start barely matters on a small structure, and
+  // a sliding block's or a conveyor's scaled start left their friction off the cone's edge within the
+  // tolerance (the validation tests failed), while a bed's error is mostly the scale mode.
+  void scale_warm_start() {
+    with_friction_view([&](const auto& p) { scale_warm_start_on(p); });
+  }
+  template <class P>
+  void scale_warm_start_on(const P p) {
+    const ContactVelocity<T> vel = contact_velocities();
+    T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);
+    block_reduce(
+        all_,
+        [=] STAGGER_HD(int k) {
+          return warm_start_ray_terms(p, k, vel(k), contact_velocity(p, k, p.v_pred, p.w_pred), ca, cb);
+        },
+        SumOp{}, RayTerms<T>{0, 0}, block_rays_);
+    island_reduce(all_, block_rays_, SumOp{}, RayTerms<T>{0, 0}, island_rays_);
+    const RayTerms<T>* rays = ptr(island_rays_);
+    T* scale = ptr(warm_scale_);
+    int* scaled = ptr(between_);
+    const int* begin = p.island_contact_begin;
+    const int* dense = ptr(dense_.offset_);
+    exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
+      const bool granular = begin[i + 1] - begin[i] > kGranularIslandContacts && dense[i] < 0;
+      scale[i] = granular ? warm_start_scale(rays[i]) : T(1);
+      scaled[i] = scale[i] != T(1);
+    });
+    if (!exec.any(between_, p.num_islands)) return;
+    const int nt = nt_;
+    Vec3<T>* impulse = ptr(impulse_);
+    T* bound = ptr(bound_);
+    for_contacts(between_, [=] STAGGER_HD(int k) {
+      const T s = scale[p.contact_island[k]];
+      ca[k] *= s;
+      for (int j = 0; j < nt; ++j) cb[k * nt + j] *= s;
+      impulse[k] = impulse[k] * s;
+      // A Tresca radius grows with the start (it never shrinks: see errors_of_warm_start), so that
+      // the first QP's projection leaves the start, and the velocities just scaled, as they are.
+      if (s > T(1)) bound[k] *= s;
+    });
+    Vec3<T>*v = ptr(v_), *w = ptr(w_);
+    exec.for_each(p.num_bodies, [=] STAGGER_HD(int b) {
+      const T s = scale[p.body_island[b]];
+      if (s == T(1)) return;
+      v[b] = p.v_pred[b] + s * (v[b] - p.v_pred[b]);
+      w[b] = p.w_pred[b] + s * (w[b] - p.w_pred[b]);
+    });
+    island_errors_on(p, between_);
   }
 
   // The exact solve of small islands (executors with kPolish: the CPU's; host/solve/exact_ccp.h). An
