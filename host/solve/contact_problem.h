@@ -119,8 +119,8 @@ struct SolveControls {
   bool tresca_cone_check = false;
   // Each granular island's warm start is scaled by the minimizer of its QP's objective along it
   // (kernels/warm_start_scale.h). Off by default: it takes the resting 10k bed from 25.4 to 10.4
-  // APGD iterations a step, but costs the 10k pour and the shaken demo bed 6-10% of their time for no
-  // fewer iterations (docs/method.md, "The warm start's scale"; STAGGER_WARM_SCALE=1).
+  // APGD iterations a step, but costs the 10k pour and the shaken demo bed 6-10% of their time for about as
+  // many iterations (docs/method.md, "The warm start's scale"; STAGGER_WARM_SCALE=1).
   bool scale_warm_start = false;
 };
 
