@@ -48,6 +48,13 @@ STAGGER_HD STAGGER_INLINE int64_t cell_coordinate(double value, double inv_cell)
   return int64_t(c == c ? c : 0.0);  // NaN (never a finite body) maps to cell 0
 }
 
+// The 27 cells around a cell, itself included: cell d in [0, 27) lies at offset -1, 0 or 1 along
+// `axis` (x fastest). The host's grid search and the batched stages visit them in this order.
+constexpr int kNeighbourCells = 27;
+STAGGER_HD STAGGER_INLINE int neighbour_cell_offset(int d, int axis) {
+  return (axis == 0 ? d : axis == 1 ? d / 3 : d / 9) % 3 - 1;
+}
+
 // Key of a cell: 21 bits per axis. Far-apart cells can share a key; that only adds candidates that
 // the bounding-box test then rejects.
 STAGGER_HD STAGGER_INLINE uint64_t cell_key(int64_t ix, int64_t iy, int64_t iz) {

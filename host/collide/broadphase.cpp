@@ -10,12 +10,6 @@
 
 namespace stagger {
 
-namespace {
-// The 27 cells around a body's own (itself included).
-constexpr int kNeighbourCells = 27;
-int neighbour_offset(int d, int axis) { return (axis == 0 ? d : axis == 1 ? d / 3 : d / 9) % 3 - 1; }
-}  // namespace
-
 void compute_contact_margins(const Bodies& bodies, double h, double envelope, Vec3d gravity, ContactMargins& margins) {
   const int n = bodies.size();
   margins.envelope = envelope;
@@ -174,8 +168,8 @@ void Broadphase::search_grid(const Bodies& bodies, const std::vector<char>& regu
           int num_runs = 0;
           size_t candidates = 0;
           for (int d = 0; d < kNeighbourCells; ++d) {
-            const int64_t x = c[0] + neighbour_offset(d, 0), y = c[1] + neighbour_offset(d, 1),
-                          z = c[2] + neighbour_offset(d, 2);
+            const int64_t x = c[0] + neighbour_cell_offset(d, 0), y = c[1] + neighbour_cell_offset(d, 1),
+                          z = c[2] + neighbour_cell_offset(d, 2);
             const int64_t b = bucket_of(x, y, z);
             if (b < 0) continue;
             const int begin = bucket_begin_[b], end = bucket_begin_[b + 1];

@@ -266,8 +266,9 @@ struct CollideBatched {
       int found = 0;
       if (!is_regular[a]) return 0;
       const long long* c = coords + 3 * a;
-      for (int d = 0; d < 27; ++d) {  // offsets (dx, dy, dz)
-        long long cx = c[0] + d % 3 - 1, cy = c[1] + (d / 3) % 3 - 1, cz = c[2] + d / 9 - 1;
+      for (int d = 0; d < kNeighbourCells; ++d) {
+        long long cx = c[0] + neighbour_cell_offset(d, 0), cy = c[1] + neighbour_cell_offset(d, 1),
+                  cz = c[2] + neighbour_cell_offset(d, 2);
         long long b = grid.bucket(cx, cy, cz);
         if (b < 0) continue;
         const unsigned long long key = grid.dense ? 0 : cell_key(cx, cy, cz);
