@@ -15,6 +15,13 @@ template <class T> STAGGER_HD STAGGER_INLINE T project_half_line(T x) { return x
 
 // Disk ||b|| <= radius (friction QP, cone model); radius >= 0. Radial scaling is the exact projection.
 template <class T> STAGGER_HD STAGGER_INLINE void project_disk(T& b1, T& b2, T radius) {
+  // An open contact's disk (radius 0, three in four of a shaken bed's contacts): what the scaling below
+  // gives, b times +0, bit for bit, without its square root and division.
+  if (radius == T(0)) {
+    b1 *= T(0);
+    b2 *= T(0);
+    return;
+  }
   T n2 = b1 * b1 + b2 * b2;
   if (n2 <= radius * radius) return;
   T s = radius / sqrt_of(n2);  // n2 > radius^2 >= 0, so n2 > 0

@@ -666,14 +666,18 @@ struct StaggeredBatched {
   // outer iteration continues it from the best point. All stop on the same Coulomb natural-map error.
   void solve_coulomb(const SolverSettings& s, const SolveControls& c) {
     if (any_tresca_) update_bound(tresca_, true);  // from the warm start's alpha (the error reads no bound)
-    errors_of_warm_start(c.scale_warm_start);
+    // Coulomb APGD's islands (every island, under that method) are judged by their QP's own error from
+    // its first iteration on, and that QP's start pass makes the warm start's impulses, velocities and
+    // error again: the warm start's error pass would be one pass in vain over every contact each step.
+    const bool warm_error = s.method != Method::coulomb_apgd || c.scale_warm_start || c.trace_min_contacts > 0;
+    if (warm_error) errors_of_warm_start(c.scale_warm_start);
     start_outer_loop();
     trace(c, 0);
     for (int it = 1; it <= s.max_outer_iterations; ++it) {
       inner_tolerances(s, c.adaptive_inner_tolerance);
       // The first QP starts where the warm start's error left the velocities: contact and Tresca sets
       // leave the projected warm start (and radii mu*alpha of it) as it is.
-      run_qp(phase_judged_, outer_, s.max_inner_iterations, /*start_velocities=*/it == 1);
+      run_qp(phase_judged_, outer_, s.max_inner_iterations, /*start_velocities=*/it == 1 && warm_error);
       errors_after_qp(outer_);
       if constexpr (Exec::kPolish)
         if (any_polishing_) polish_sweeps();

@@ -19,6 +19,16 @@
 
 namespace stagger {
 
+// The element loops inline everything their body calls: g++ judged the APGD gradient's loop body too
+// large and called it once per contact, and 8% of the demo bed's single-thread samples then sat on
+// that call's return, adding up its four sums through the stack. Flattened, the bed's APGD core took
+// 3-4% less time (the same states: this changes no arithmetic).
+#if defined(__GNUC__) && !defined(__CUDACC__)
+#define STAGGER_FLATTEN __attribute__((flatten))
+#else
+#define STAGGER_FLATTEN
+#endif
+
 struct CpuExec {
   template <class T>
   using Array = std::vector<T>;
@@ -75,7 +85,7 @@ struct CpuExec {
                     const int* list = nullptr) {
     parallel_for(
         num_blocks,
-        [&](int j) {
+        [&](int j) STAGGER_FLATTEN {
           const ContactBlock blk = blocks[list ? list[j] : j];
           if (!mask[blk.island]) return;
           for (int k = blk.begin; k < blk.end; ++k) f(k);
@@ -90,7 +100,7 @@ struct CpuExec {
                     R identity, R* out, const int* list = nullptr) {
     parallel_for(
         num_blocks,
-        [&](int j) {
+        [&](int j) STAGGER_FLATTEN {
           const int b = list ? list[j] : j;
           const ContactBlock blk = blocks[b];
           if (!mask[blk.island]) return;
