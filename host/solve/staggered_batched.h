@@ -92,7 +92,9 @@ struct StaggeredBatched {
   Array<T> peak_contact_, peak_friction_;  // per island: next step's first L (next_lipschitz_hint)
   // Island masks: all, still in the outer loop, iterating, improved; after a QP, the islands whose
   // error needs a Delassus product (their best point is not x, whose gradient the QP holds).
-  Array<int> all_, outer_, active_, improved_, need_product_;
+  // measured_: the islands whose error after a QP takes a pass over their contacts (errors_after_qp);
+  // best_in_cur_: the islands that ended the outer loop on an improved pair, so cur_ holds their best.
+  Array<int> all_, outer_, active_, improved_, need_product_, measured_, best_in_cur_;
   // The islands still iterating in an APGD loop as lists (SolveControls::compact_active).
   ActiveLists<Exec> active_lists_;
   bool compact_active_ = true;
@@ -163,7 +165,9 @@ struct StaggeredBatched {
     Exec::fill(between_, ni, 0);
     Exec::fill(stalled_, ni, 0);
     Exec::fill(unimproved_, ni, 0);
-    for (Array<int>* v : {&outer_, &active_, &improved_, &need_product_, &polish_, &entered_, &sweeping_, &polished_})
+    for (Array<int>* v :
+         {&outer_, &active_, &improved_, &need_product_, &measured_, &best_in_cur_, &polish_, &entered_, &sweeping_,
+          &polished_})
       Exec::fill(*v, ni, 0);
     Exec::fill(stats_, ni, IslandStats{});
     sweep_sized_ = false;  // sweep_ is made when an island first enters the polish (start_polish)
@@ -336,16 +340,29 @@ struct StaggeredBatched {
   // point is its last x (nearly always), the gradient rows of x are the contact velocities the error
   // needs (minus c), so no Delassus product is made: one product fewer per outer iteration. Not for
   // successive relaxation, whose rows carry its shift (and which then needs the velocities).
+  // A Coulomb-phase QP whose best point is its last x has this very error already: its iterations'
+  // residual is the natural map of the same rows, summed over the same blocks in the same order and
+  // scaled alike (apgd_gradient_terms), so its best residual is the error bit for bit, and the island
+  // takes no pass here (one pass over the contacts fewer per step under Coulomb APGD).
   void errors_after_qp(Array<int>& mask) {
     const int* m = ptr(mask);
-    int* product = ptr(need_product_);
+    int *product = ptr(need_product_), *measured = ptr(measured_);
     const ApgdIsland<T>* apgd = ptr(apgd_);
-    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { product[i] = m[i] && apgd[i].best_at != int(BestAt::x); });
+    const int* judged = ptr(phase_judged_);
+    T* error = ptr(error_);
+    const bool shifts = method_shifts_;
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
+      const bool at_x = apgd[i].best_at == int(BestAt::x);
+      const bool known = m[i] && at_x && !shifts && QpPhase(judged[i]) == QpPhase::coulomb;
+      if (known) error[i] = apgd[i].best_residual;
+      measured[i] = m[i] && !known;
+      product[i] = m[i] && !at_x;
+    });
     if (exec.any(need_product_, p_.num_islands)) {
       impulses(cur_, need_product_);
       contact_velocities_from_impulses(need_product_);
     }
-    with_friction_view([&](const auto& p) { errors_after_qp_on(p, mask); });
+    if (exec.any(measured_, p_.num_islands)) with_friction_view([&](const auto& p) { errors_after_qp_on(p, measured_); });
   }
   template <class P>
   void errors_after_qp_on(const P p, Array<int>& mask) {
@@ -556,7 +573,7 @@ struct StaggeredBatched {
   bool record_outer_iteration(int iteration) {
     int *outer = ptr(outer_), *improved = ptr(improved_), *stalled = ptr(stalled_), *unimproved = ptr(unimproved_);
     const T *error = ptr(error_), *tolerance = ptr(tolerance_), *sweep_error = ptr(sweep_error_);
-    int* polish = ptr(polish_);
+    int *polish = ptr(polish_), *in_cur = ptr(best_in_cur_);
     T* best = ptr(best_error_);
     IslandStats* stats = ptr(stats_);
     const T huge = std::numeric_limits<T>::max();
@@ -575,6 +592,11 @@ struct StaggeredBatched {
         stats[i].converged = true;
         outer[i] = 0;
       }
+      // An island that ends on an improved pair keeps its best in cur_, which no later pass of the
+      // loop touches: neither this copy nor finish_outer_loop's copy back (two passes fewer per step
+      // for an island done in one outer iteration, as most are).
+      in_cur[i] = improved[i] && !outer[i];
+      if (in_cur[i]) improved[i] = 0;
     });
     copy_island_unknowns(cur_, best_, improved_);
     return exec.any(outer_, p_.num_islands);
@@ -605,8 +627,10 @@ struct StaggeredBatched {
     T* best = ptr(best_error_);
     const T inf = std::numeric_limits<T>::infinity();
     int *stalled = ptr(stalled_), *unimproved = ptr(unimproved_), *polish = ptr(polish_);
+    int* in_cur = ptr(best_in_cur_);
     exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
       outer[i] = 1;
+      in_cur[i] = 0;
       best[i] = inf;
       stalled[i] = 0;
       unimproved[i] = 0;
@@ -617,7 +641,10 @@ struct StaggeredBatched {
 
   // Ends it: the best pair of each island and its error.
   void finish_outer_loop() {
-    copy_island_unknowns(best_, cur_, all_);
+    const int* in_cur = ptr(best_in_cur_);
+    int* copy = ptr(measured_);  // free here: the islands whose best pair is in best_
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { copy[i] = !in_cur[i]; });
+    copy_island_unknowns(best_, cur_, measured_);
     IslandStats* stats = ptr(stats_);
     const T* best = ptr(best_error_);
     exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { stats[i].error = best[i]; });
