@@ -22,7 +22,7 @@ namespace stagger {
 // The element loops inline everything their body calls: g++ judged the APGD gradient's loop body too
 // large and called it once per contact, and 8% of the demo bed's single-thread samples then sat on
 // that call's return, adding up its four sums through the stack. Flattened, the bed's APGD core took
-// 3-4% less time (the same states: this changes no arithmetic).
+// 3-7% less time in three alternated pairs (the same states: this changes no arithmetic).
 #if defined(__GNUC__) && !defined(__CUDACC__)
 #define STAGGER_FLATTEN __attribute__((flatten))
 #else
