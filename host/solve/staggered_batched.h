@@ -93,8 +93,9 @@ struct StaggeredBatched {
   // Island masks: all, still in the outer loop, iterating, improved; after a QP, the islands whose
   // error needs a Delassus product (their best point is not x, whose gradient the QP holds).
   // measured_: the islands whose error after a QP takes a pass over their contacts (errors_after_qp);
-  // best_in_cur_: the islands that ended the outer loop on an improved pair, so cur_ holds their best.
-  Array<int> all_, outer_, active_, improved_, need_product_, measured_, best_in_cur_;
+  // best_apart_: the islands whose best pair is in best_, not in cur_ (all but those that ended the
+  // outer loop on an improved pair): finish_outer_loop copies it back.
+  Array<int> all_, outer_, active_, improved_, need_product_, measured_, best_apart_;
   // The islands still iterating in an APGD loop as lists (SolveControls::compact_active).
   ActiveLists<Exec> active_lists_;
   bool compact_active_ = true;
@@ -166,7 +167,7 @@ struct StaggeredBatched {
     Exec::fill(stalled_, ni, 0);
     Exec::fill(unimproved_, ni, 0);
     for (Array<int>* v :
-         {&outer_, &active_, &improved_, &need_product_, &measured_, &best_in_cur_, &polish_, &entered_, &sweeping_,
+         {&outer_, &active_, &improved_, &need_product_, &measured_, &best_apart_, &polish_, &entered_, &sweeping_,
           &polished_})
       Exec::fill(*v, ni, 0);
     Exec::fill(stats_, ni, IslandStats{});
@@ -573,7 +574,7 @@ struct StaggeredBatched {
   bool record_outer_iteration(int iteration) {
     int *outer = ptr(outer_), *improved = ptr(improved_), *stalled = ptr(stalled_), *unimproved = ptr(unimproved_);
     const T *error = ptr(error_), *tolerance = ptr(tolerance_), *sweep_error = ptr(sweep_error_);
-    int *polish = ptr(polish_), *in_cur = ptr(best_in_cur_);
+    int *polish = ptr(polish_), *apart = ptr(best_apart_);
     T* best = ptr(best_error_);
     IslandStats* stats = ptr(stats_);
     const T huge = std::numeric_limits<T>::max();
@@ -595,8 +596,7 @@ struct StaggeredBatched {
       // An island that ends on an improved pair keeps its best in cur_, which no later pass of the
       // loop touches: neither this copy nor finish_outer_loop's copy back (two passes fewer per step
       // for an island done in one outer iteration, as most are).
-      in_cur[i] = improved[i] && !outer[i];
-      if (in_cur[i]) improved[i] = 0;
+      if (improved[i] && !outer[i]) improved[i] = apart[i] = 0;
     });
     copy_island_unknowns(cur_, best_, improved_);
     return exec.any(outer_, p_.num_islands);
@@ -627,10 +627,10 @@ struct StaggeredBatched {
     T* best = ptr(best_error_);
     const T inf = std::numeric_limits<T>::infinity();
     int *stalled = ptr(stalled_), *unimproved = ptr(unimproved_), *polish = ptr(polish_);
-    int* in_cur = ptr(best_in_cur_);
+    int* apart = ptr(best_apart_);
     exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
       outer[i] = 1;
-      in_cur[i] = 0;
+      apart[i] = 1;
       best[i] = inf;
       stalled[i] = 0;
       unimproved[i] = 0;
@@ -641,10 +641,7 @@ struct StaggeredBatched {
 
   // Ends it: the best pair of each island and its error.
   void finish_outer_loop() {
-    const int* in_cur = ptr(best_in_cur_);
-    int* copy = ptr(measured_);  // free here: the islands whose best pair is in best_
-    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { copy[i] = !in_cur[i]; });
-    copy_island_unknowns(best_, cur_, measured_);
+    copy_island_unknowns(best_, cur_, best_apart_);
     IslandStats* stats = ptr(stats_);
     const T* best = ptr(best_error_);
     exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) { stats[i].error = best[i]; });
