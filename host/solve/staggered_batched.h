@@ -10,6 +10,7 @@
 // in public member functions, hence a struct with everything public. The file compiles as C++17.
 #pragma once
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -68,6 +69,7 @@ struct StaggeredBatched {
   // tolerance, the inner tolerance's ratio and endgame fraction, and the phase of each QP it runs.
   Array<T> tolerance_, tau_ratio_, tau_endgame_;
   Array<int> phase_judged_, phase_friction_, phase_both_;
+  int judged_uniform_ = -1;  // the phase every island has in phase_judged_, or -1
   Array<int> staggered_, tresca_, between_;  // island masks: by method; the current "between" pass
   Array<int> stalled_;  // per island: its outer error stopped improving (no endgame floor any more)
   Array<int> unimproved_;  // per island: outer iterations since its error last improved (tresca_bound_weight)
@@ -416,13 +418,16 @@ struct StaggeredBatched {
   // tolerance tau_[i]; result in cur_. `start_velocities`: the contact velocities of cur_ are already
   // where contact_velocities() reads them and projecting cur_ changes nothing, so the start point's
   // gradient needs no product (the first QP after errors_of_warm_start).
-  void run_qp(Array<int>& phase_of, Array<int>& run, int max_iterations, bool start_velocities = false) {
-    with_friction_view([&](const auto& p) { run_qp_on(p, phase_of, run, max_iterations, start_velocities); });
+  // `uniform`: the phase every island has in phase_of, or -1 (with_island_phases, kernels/feasible_sets.h).
+  void run_qp(Array<int>& phase_of, int uniform, Array<int>& run, int max_iterations,
+              bool start_velocities = false) {
+    with_friction_view([&](const auto& p) { run_qp_on(p, phase_of, uniform, run, max_iterations, start_velocities); });
   }
   template <class P>
-  void run_qp_on(const P p, Array<int>& phase_of, Array<int>& run, int max_iterations, bool start_velocities) {
+  void run_qp_on(const P p, Array<int>& phase_of, int uniform, Array<int>& run, int max_iterations,
+                 bool start_velocities) {
     const int ni = p.num_islands;
-    const int* phases = ptr(phase_of);
+    const PhasePerIsland phase_of_island{ptr(phase_of)};
     const ApgdBuffers<T> u = buffers(u_), g = buffers(g_);
     T *xba = ptr(xbest_.alpha), *xbb = ptr(xbest_.beta);
     const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);
@@ -436,7 +441,7 @@ struct StaggeredBatched {
     // (so y = x), and the gradient there.
     const int bp = buffer_prev(0), bx = buffer_x(0);
     for_contacts(run, [=] STAGGER_HD(int k) {
-      const QpPhase phase = QpPhase(phases[p.contact_island[k]]);
+      const QpPhase phase = phase_of_island(p.contact_island[k]);
       T a, b[P::kFrictionCapacity];
       load_unknowns(p, k, ca, cb, a, b);
       project_phase(p, k, phase, a, b);
@@ -451,7 +456,7 @@ struct StaggeredBatched {
           contact_rows(p, k, vel(k), shift ? shift[k] : T(0), u.alpha[bx][k], u.beta[bx], g.alpha[bx], g.beta[bx]);
           g.alpha[bp][k] = g.alpha[bx][k];
           copy_friction(p.friction_dims, g.beta[bx] + k * p.friction_dims, g.beta[bp] + k * p.friction_dims);
-          const QpPhase phase = QpPhase(phases[p.contact_island[k]]);
+          const QpPhase phase = phase_of_island(p.contact_island[k]);
           if (phase == QpPhase::coulomb)  // its residual is the natural map (apgd_gradient_terms)
             return natural_map_residual2_of_rows(p, k, u.alpha[bx], u.beta[bx], g.alpha[bx][k],
                                                  g.beta[bx] + k * p.friction_dims, /*coulomb=*/true);
@@ -472,7 +477,7 @@ struct StaggeredBatched {
       if (!run_mask[i]) return;
       // L is at least 1, the largest diagonal entry of the scaled Delassus block; the previous
       // estimate (from this step's earlier passes or the previous step) is usually closer.
-      s.lipschitz = max_of(QpPhase(phases[i]) == QpPhase::friction ? lipschitz_f[i] : lipschitz_c[i], T(1));
+      s.lipschitz = max_of(phase_of_island(i) == QpPhase::friction ? lipschitz_f[i] : lipschitz_c[i], T(1));
       s.start_lipschitz = s.lipschitz;
       s.tolerance = tau[i];
       s.scale = scale[i];
@@ -480,11 +485,51 @@ struct StaggeredBatched {
       // A Coulomb-phase island takes at least one step: its error weighs impulses as little as a light
       // body's are, so a warm start under the tolerance may still carry an opened contact's impulses
       // (a chip lifted off a floor kept its last step's); one step with this step's velocities drops them.
-      s.active = s.best_residual > s.tolerance || QpPhase(phases[i]) == QpPhase::coulomb ? 1 : 0;
+      s.active = s.best_residual > s.tolerance || phase_of_island(i) == QpPhase::coulomb ? 1 : 0;
       s.theta = start_theta[i];
       active[i] = s.active;
     });
 
+    with_island_phases(ptr(phase_of), uniform, [&](auto phase_of_all) { apgd_iterations(p, phase_of_all, max_iterations); });
+    IslandStats* stats = ptr(stats_);
+    exec.for_each(ni, [=] STAGGER_HD(int i) {
+      if (!run_mask[i]) return;
+      const bool friction = phase_of_island(i) == QpPhase::friction;
+      (friction ? lipschitz_f : lipschitz_c)[i] = apgd[i].lipschitz;
+      T& peak = (friction ? peak_f : peak_c)[i];
+      peak = max_of(peak, next_lipschitz_hint(apgd[i]));
+      stats[i].inner_iterations += apgd[i].iterations;
+    });
+    // The best point: x, x_prev, or the copy saved when a worse point was accepted.
+    T *out_a = ptr(cur_.alpha), *out_b = ptr(cur_.beta);
+    for_contacts(run, [=] STAGGER_HD(int k) {
+      const ApgdIsland<T>& s = apgd[p.contact_island[k]];
+      const T *a, *b;
+      if (s.best_at == int(BestAt::saved)) {
+        a = xba;
+        b = xbb;
+      } else {
+        const int buffer = s.best_at == int(BestAt::x) ? buffer_x(s.rotation) : buffer_prev(s.rotation);
+        a = u.alpha[buffer];
+        b = u.beta[buffer];
+      }
+      out_a[k] = a[k];
+      copy_friction(p.friction_dims, b + k * p.friction_dims, out_b + k * p.friction_dims);
+    });
+  }
+
+  // The APGD iterations of the QPs run_qp_on has started, until every island has stopped. `phase_of`:
+  // the phase of each island (PhasePerIsland), or one for all (PhaseForAll: code made for that phase).
+  template <class P, class PhaseOf>
+  void apgd_iterations(const P p, const PhaseOf phase_of, int max_iterations) {
+    const int ni = p.num_islands;
+    const ApgdBuffers<T> u = buffers(u_), g = buffers(g_);
+    T *xba = ptr(xbest_.alpha), *xbb = ptr(xbest_.beta);
+    const T* shift = method_shifts_ ? ptr(shift_) : nullptr;
+    Vec3<T>* impulse = ptr(impulse_);
+    const ContactVelocity<T> vel = contact_velocities();
+    ApgdIsland<T>* apgd = ptr(apgd_);
+    int* active = ptr(active_);
     // Each iteration: [trial point] -> [velocities] -> [gradient + partial sums] -> [control: accept
     // (rotate the buffers) or backtrack (the next trial redoes this one with L doubled)], over the
     // islands still iterating: at each check of "any left?" (a count), the lists of their blocks,
@@ -518,7 +563,7 @@ struct StaggeredBatched {
                 xba[k] = u.alpha[b][k];
                 copy_friction(p.friction_dims, u.beta[b] + k * p.friction_dims, xbb + k * p.friction_dims);
               }
-              apgd_trial_point(p, k, QpPhase(phases[i]), s.lipschitz, s.momentum, s.rotation, u, g, impulse);
+              apgd_trial_point(p, k, phase_of(i), s.lipschitz, s.momentum, s.rotation, u, g, impulse);
             },
             block_list);
         contact_velocities_from_impulses(active_, &lists);
@@ -527,8 +572,8 @@ struct StaggeredBatched {
             [=] STAGGER_HD(int k) {
               const int i = p.contact_island[k];
               const ApgdIsland<T>& s = apgd[i];
-              return apgd_gradient_terms(p, k, QpPhase(phases[i]), s.momentum, s.rotation, vel(k),
-                                         shift ? shift[k] : T(0), u, g);
+              return apgd_gradient_terms(p, k, phase_of(i), s.momentum, s.rotation, vel(k), shift ? shift[k] : T(0),
+                                         u, g);
             },
             SumOp{}, ApgdTerms<T>{0, 0, 0, 0}, ptr(block_terms_), block_list);
         exec.island_reduce(run_islands, ptr(island_block_begin_), active, ptr(block_terms_), SumOp{},
@@ -542,31 +587,6 @@ struct StaggeredBatched {
         });
       }, work);
     }
-    IslandStats* stats = ptr(stats_);
-    exec.for_each(ni, [=] STAGGER_HD(int i) {
-      if (!run_mask[i]) return;
-      const bool friction = QpPhase(phases[i]) == QpPhase::friction;
-      (friction ? lipschitz_f : lipschitz_c)[i] = apgd[i].lipschitz;
-      T& peak = (friction ? peak_f : peak_c)[i];
-      peak = max_of(peak, next_lipschitz_hint(apgd[i]));
-      stats[i].inner_iterations += apgd[i].iterations;
-    });
-    // The best point: x, x_prev, or the copy saved when a worse point was accepted.
-    T *out_a = ptr(cur_.alpha), *out_b = ptr(cur_.beta);
-    for_contacts(run, [=] STAGGER_HD(int k) {
-      const ApgdIsland<T>& s = apgd[p.contact_island[k]];
-      const T *a, *b;
-      if (s.best_at == int(BestAt::saved)) {
-        a = xba;
-        b = xbb;
-      } else {
-        const int buffer = s.best_at == int(BestAt::x) ? buffer_x(s.rotation) : buffer_prev(s.rotation);
-        a = u.alpha[buffer];
-        b = u.beta[buffer];
-      }
-      out_a[k] = a[k];
-      copy_friction(p.friction_dims, b + k * p.friction_dims, out_b + k * p.friction_dims);
-    });
   }
 
   // After an outer iteration's error evaluation: count it, keep each island's best pair (errors
@@ -701,7 +721,7 @@ struct StaggeredBatched {
       inner_tolerances(s, c.adaptive_inner_tolerance);
       // The first QP starts where the warm start's error left the velocities: contact and Tresca sets
       // leave the projected warm start (and radii mu*alpha of it) as it is.
-      run_qp(phase_judged_, outer_, s.max_inner_iterations, /*start_velocities=*/it == 1 && warm_error);
+      run_qp(phase_judged_, judged_uniform_, outer_, s.max_inner_iterations, /*start_velocities=*/it == 1 && warm_error);
       errors_after_qp(outer_);
       if constexpr (Exec::kPolish)
         if (any_polishing_) polish_sweeps();
@@ -712,7 +732,7 @@ struct StaggeredBatched {
         if (c.polish && !p_.pyramid && it >= kPolishFromOuter) start_polish();
       if (any_staggered_) {
         both_masks(outer_, staggered_, between_);
-        run_qp(phase_friction_, between_, s.max_inner_iterations);
+        run_qp(phase_friction_, int(QpPhase::friction), between_, s.max_inner_iterations);
       }
       if (any_tresca_) {
         both_masks(outer_, tresca_, between_);
@@ -955,7 +975,7 @@ struct StaggeredBatched {
     copy_islands(tolerance_, tau_);
     long long budget = 1LL * s.max_inner_iterations * s.max_outer_iterations;
     if (budget > (1LL << 30)) budget = 1LL << 30;
-    run_qp(phase_both_, all_, int(budget));
+    run_qp(phase_both_, int(QpPhase::both), all_, int(budget));
     IslandStats* stats = ptr(stats_);
     const ApgdIsland<T>* apgd = ptr(apgd_);
     const T* tolerance = ptr(tolerance_);
@@ -1010,7 +1030,7 @@ struct StaggeredBatched {
     update_shift(all_);
     for (int it = 1; it <= s.max_outer_iterations; ++it) {
       inner_tolerances(s, true);
-      run_qp(phase_both_, outer_, s.max_inner_iterations);
+      run_qp(phase_both_, int(QpPhase::both), outer_, s.max_inner_iterations);
       island_errors(outer_);
       bool any = record_outer_iteration(it);
       if (!any) break;
@@ -1049,6 +1069,9 @@ struct StaggeredBatched {
     Exec::upload(endgame, tau_endgame_);
     Exec::upload(start_theta, start_theta_);
     Exec::upload(judged, phase_judged_);
+    judged_uniform_ = ni > 0 && std::all_of(judged.begin(), judged.end(), [&](int j) { return j == judged[0]; })
+                          ? judged[0]
+                          : -1;
     Exec::upload(staggered, staggered_);
     Exec::upload(tresca, tresca_);
   }
