@@ -113,9 +113,10 @@ struct PhaseForAll {
 // `uniform` (-1: not all the same). The constants are the phases whole scenes run: Coulomb APGD's
 // (shaken beds), the Tresca fixed point's (granular islands) and Staggered Projections' two (every
 // island small); the relaxed problem's and a mix of phases read the array. Each constant is another
-// copy of the iteration's loops to compile. Measured on the demo bed's first 300 steps (callgrind, one
-// thread): 3.00e9 instructions against 3.18e9 (the coulomb constant); its 3,000 steps, alternated
-// three times, 2.50-2.51 s against 2.60-2.63 s. A switch per contact instead gained a third of that.
+// copy of the iteration's loops to compile (about a third more time for the files that instantiate
+// them). Measured (docs/benchmarks.md, "The demo's 3x"): the demo bed's first 300 steps on one thread
+// 3.00e9 instructions against 3.18e9 (callgrind); the resting 10k bed 16-18% faster, the demo 4-12%;
+// the same states. A switch per contact instead of per QP gained a third of the demo's share.
 template <class F>
 void with_island_phases(const int* phases, int uniform, F&& f) {
   switch (uniform) {
