@@ -6,7 +6,9 @@
 // - the iterations between two checks may be captured once and replayed (a CUDA graph, CudaExec::
 //   repeat): an executor that records the launches of one iteration and replays them, as a graph
 //   would, gives the same results bit for bit, so no launch depends on host state that changes
-//   between iterations.
+//   between iterations;
+// - the copy of the iterations made for one phase (kernels/feasible_sets.h, with_island_phases) gives
+//   the same results bit for bit as the loops that read each island's phase.
 #include <catch2/catch.hpp>
 
 #include <functional>
@@ -187,6 +189,30 @@ TEST_CASE("APGD iterations run by one OpenMP team equal those run loop by loop, 
     require_identical(p, ra, rb);
   });
   omp_set_num_threads(threads);
+}
+
+TEST_CASE("APGD iterations made for one phase equal those reading each island's phase, bit for bit",
+          "[solver][one_phase]") {
+  // Each method whose islands all run one phase: Staggered Projections (contact and friction QPs), the
+  // Tresca fixed point, Coulomb APGD; successive relaxation's relaxed phase has no copy of its own.
+  for (Method method : {Method::staggered, Method::tresca_fixed_point, Method::coulomb_apgd,
+                        Method::successive_relaxation}) {
+    for (unsigned seed = 1; seed <= 3; ++seed) {
+      CAPTURE(int(method), seed);
+      const ContactProblem p = varied_problem(seed, 60, 20, 0.6);
+      SolverSettings s;
+      s.method = method;
+      s.tolerance = 1e-6;
+      SolveControls one_phase, per_island;
+      per_island.one_phase_code = false;
+      StaggeredBatched<CpuExec, double> a, b;
+      const SolveResult ra = a.solve(p, s, one_phase), rb = b.solve(p, s, per_island);
+      if (method == Method::successive_relaxation) REQUIRE(a.one_phase_qps_ == 0);
+      else REQUIRE(a.one_phase_qps_ > 0);
+      REQUIRE(b.one_phase_qps_ == 0);
+      require_identical(p, ra, rb);
+    }
+  }
 }
 
 namespace {

@@ -106,6 +106,10 @@ struct SolveControls {
   // Late APGD iterations launch over lists of the islands still iterating (host/solve/active_lists.h);
   // off: over every block, body and island, done ones masked. The same results bit for bit either way.
   bool compact_active = true;
+  // When every island runs the same phase, the APGD iterations run a copy of their loops made for that
+  // phase (kernels/feasible_sets.h, with_island_phases); off: each island's phase read per contact.
+  // The same results bit for bit either way (a test checks).
+  bool one_phase_code = true;
   // Islands whose outer loop stops improving continue by Gauss-Seidel sweeps (the polish,
   // host/solve/staggered_batched.h). Off: QPs only, for comparisons (STAGGER_POLISH=0).
   bool polish = true;

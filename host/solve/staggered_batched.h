@@ -101,6 +101,10 @@ struct StaggeredBatched {
   // The islands still iterating in an APGD loop as lists (SolveControls::compact_active).
   ActiveLists<Exec> active_lists_;
   bool compact_active_ = true;
+  // The iterations' copy made for one phase when every island has it (SolveControls::one_phase_code),
+  // and how many QPs ran it (for tests).
+  bool one_phase_code_ = true;
+  long long one_phase_qps_ = 0;
   Array<IslandStats> stats_;
   DenseIslands<Exec, T> dense_;  // small islands' Delassus matrices
 
@@ -490,7 +494,10 @@ struct StaggeredBatched {
       active[i] = s.active;
     });
 
-    with_island_phases(ptr(phase_of), uniform, [&](auto phase_of_all) { apgd_iterations(p, phase_of_all, max_iterations); });
+    with_island_phases(ptr(phase_of), one_phase_code_ ? uniform : -1, [&](auto phase_of_all) {
+      if constexpr (!std::is_same_v<decltype(phase_of_all), PhasePerIsland>) ++one_phase_qps_;
+      apgd_iterations(p, phase_of_all, max_iterations);
+    });
     IslandStats* stats = ptr(stats_);
     exec.for_each(ni, [=] STAGGER_HD(int i) {
       if (!run_mask[i]) return;
@@ -1163,6 +1170,7 @@ struct StaggeredBatched {
            const SolveControls& controls) {
     exec.configure(controls.block_size, controls.loop_check_interval, controls.team_min_contacts);
     compact_active_ = controls.compact_active;
+    one_phase_code_ = controls.one_phase_code;
     cone_check_ = controls.tresca_cone_check;
     resize(structure);
     p_ = view;
