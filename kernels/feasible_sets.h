@@ -115,7 +115,7 @@ struct PhaseForAll {
 // island small); the relaxed problem's and a mix of phases read the array. Each constant is another
 // copy of the iteration's loops to compile (about a third more time for the files that instantiate
 // them). Measured (docs/benchmarks.md, "The demo's 3x"): the demo bed's first 300 steps on one thread
-// 3.00e9 instructions against 3.18e9 (callgrind); the resting 10k bed 16-18% faster, the demo 4-12%;
+// 3.00e9 instructions against 3.18e9 (callgrind), the resting 10k bed 16-18% faster on two threads,
 // the same states. A switch per contact instead of per QP gained a third of the demo's share.
 template <class F>
 void with_island_phases(const int* phases, int uniform, F&& f) {

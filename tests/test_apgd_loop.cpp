@@ -140,7 +140,8 @@ namespace {
 // difficulty, which finish at different iterations.
 template <class F>
 void for_each_solve_case(unsigned seeds, F f) {
-  for (Method method : {Method::staggered, Method::tresca_fixed_point, Method::successive_relaxation}) {
+  for (Method method :
+       {Method::staggered, Method::tresca_fixed_point, Method::coulomb_apgd, Method::successive_relaxation}) {
     for (bool gpu_shape : {false, true}) {
       for (unsigned seed = 1; seed <= seeds; ++seed) {
         CAPTURE(int(method), gpu_shape, seed);
@@ -193,26 +194,18 @@ TEST_CASE("APGD iterations run by one OpenMP team equal those run loop by loop, 
 
 TEST_CASE("APGD iterations made for one phase equal those reading each island's phase, bit for bit",
           "[solver][one_phase]") {
-  // Each method whose islands all run one phase: Staggered Projections (contact and friction QPs), the
-  // Tresca fixed point, Coulomb APGD; successive relaxation's relaxed phase has no copy of its own.
-  for (Method method : {Method::staggered, Method::tresca_fixed_point, Method::coulomb_apgd,
-                        Method::successive_relaxation}) {
-    for (unsigned seed = 1; seed <= 3; ++seed) {
-      CAPTURE(int(method), seed);
-      const ContactProblem p = varied_problem(seed, 60, 20, 0.6);
-      SolverSettings s;
-      s.method = method;
-      s.tolerance = 1e-6;
-      SolveControls one_phase, per_island;
-      per_island.one_phase_code = false;
-      StaggeredBatched<CpuExec, double> a, b;
-      const SolveResult ra = a.solve(p, s, one_phase), rb = b.solve(p, s, per_island);
-      if (method == Method::successive_relaxation) REQUIRE(a.one_phase_qps_ == 0);
-      else REQUIRE(a.one_phase_qps_ > 0);
-      REQUIRE(b.one_phase_qps_ == 0);
-      require_identical(p, ra, rb);
-    }
-  }
+  // Each method's islands all run one phase: Staggered Projections (contact and friction QPs), the Tresca
+  // fixed point, Coulomb APGD; successive relaxation's relaxed phase has no copy of its own.
+  for_each_solve_case(3, [](const ContactProblem& p, const SolverSettings& s, const SolveControls& one_phase) {
+    SolveControls per_island = one_phase;
+    per_island.one_phase_code = false;
+    StaggeredBatched<CpuExec, double> a, b;
+    const SolveResult ra = a.solve(p, s, one_phase), rb = b.solve(p, s, per_island);
+    if (s.method == Method::successive_relaxation) REQUIRE(a.one_phase_qps_ == 0);
+    else REQUIRE(a.one_phase_qps_ > 0);
+    REQUIRE(b.one_phase_qps_ == 0);
+    require_identical(p, ra, rb);
+  });
 }
 
 namespace {
