@@ -121,14 +121,37 @@ STAGGER_HD STAGGER_INLINE RowScales<T> row_scales(const P& p, int k, QpPhase pha
   return {n, t, p.inv_scale_n[k], p.inv_scale_t[k]};
 }
 
-// y = x + m (x - x_prev) of contact k's unknowns in the buffers of `rotation` (the same formula gives
-// g(y) from the gradients, by linearity).
+// An island's buffers in their roles of this iteration (ApgdBuffers by ApgdIsland::rotation) and the
+// scalars of its step: what the contacts of a block share, resolved once per block
+// (for_contacts_sharing, host/step/executor.h). Per contact, the roles and the island's scalars cost
+// about 60 of the 640 instructions of an iteration (callgrind, the demo bed, 2026-11-29).
+template <class T>
+struct ApgdRoles {
+  const T *x_alpha, *x_beta, *prev_alpha, *prev_beta;      // unknowns: x, x_prev
+  T *trial_alpha, *trial_beta;                              // and the trial x+
+  const T *gx_alpha, *gx_beta, *gprev_alpha, *gprev_beta;  // their gradients: g(x), g(x_prev)
+  T *gtrial_alpha, *gtrial_beta;                            // and g(x+)
+  T momentum;     // y = x + momentum (x - x_prev)
+  T step;         // 1 / L
+  int copy_best;  // the trial pass first copies x_prev aside (ApgdIsland::copy_best)
+};
+template <class T>
+STAGGER_HD STAGGER_INLINE ApgdRoles<T> apgd_roles(const ApgdIsland<T>& s, const ApgdBuffers<T>& u,
+                                                  const ApgdBuffers<T>& g) {
+  const int bx = buffer_x(s.rotation), bp = buffer_prev(s.rotation), bt = buffer_trial(s.rotation);
+  return {u.alpha[bx], u.beta[bx], u.alpha[bp], u.beta[bp], u.alpha[bt], u.beta[bt],
+          g.alpha[bx], g.beta[bx], g.alpha[bp], g.beta[bp], g.alpha[bt], g.beta[bt],
+          s.momentum, T(1) / s.lipschitz, s.copy_best};
+}
+
+// y = x + m (x - x_prev) of contact k's unknowns, from the arrays holding x and x_prev (the same
+// formula gives g(y) from the gradients, by linearity).
 template <class P, class T = typename P::Real>
-STAGGER_HD STAGGER_INLINE void extrapolated(const P& p, int k, const ApgdBuffers<T>& u, int rotation,
-                                            T m, T& a, T* b) {
-  const int bx = buffer_x(rotation), bp = buffer_prev(rotation), nt = p.friction_dims;
-  a = u.alpha[bx][k] + m * (u.alpha[bx][k] - u.alpha[bp][k]);
-  const T *x = u.beta[bx] + k * nt, *prev = u.beta[bp] + k * nt;
+STAGGER_HD STAGGER_INLINE void extrapolated(const P& p, int k, const T* x_alpha, const T* prev_alpha,
+                                            const T* x_beta, const T* prev_beta, T m, T& a, T* b) {
+  const int nt = p.friction_dims;
+  a = x_alpha[k] + m * (x_alpha[k] - prev_alpha[k]);
+  const T *x = x_beta + k * nt, *prev = prev_beta + k * nt;
   if (nt == 2) {  // written out (see copy_friction)
     b[0] = x[0] + m * (x[0] - prev[0]);
     b[1] = x[1] + m * (x[1] - prev[1]);
@@ -140,22 +163,19 @@ STAGGER_HD STAGGER_INLINE void extrapolated(const P& p, int k, const ApgdBuffers
 // x+ = P(y - D^-1 g(y)/L) for contact k's moving unknowns, into the island's trial buffer; also the
 // world impulse of x+, which the bodies then gather (computed once here rather than once per body side).
 template <class P, class T = typename P::Real>
-STAGGER_HD STAGGER_INLINE void apgd_trial_point(const P& p, int k, QpPhase phase, T lipschitz, T momentum,
-                                                int rotation, const ApgdBuffers<T>& u, const ApgdBuffers<T>& g,
+STAGGER_HD STAGGER_INLINE void apgd_trial_point(const P& p, int k, QpPhase phase, const ApgdRoles<T>& r,
                                                 Vec3<T>* impulse) {
   T a, b[P::kFrictionCapacity], ga, gb[P::kFrictionCapacity];
-  extrapolated(p, k, u, rotation, momentum, a, b);
-  extrapolated(p, k, g, rotation, momentum, ga, gb);
+  extrapolated(p, k, r.x_alpha, r.prev_alpha, r.x_beta, r.prev_beta, r.momentum, a, b);
+  extrapolated(p, k, r.gx_alpha, r.gprev_alpha, r.gx_beta, r.gprev_beta, r.momentum, ga, gb);
   const RowScales<T> d = row_scales(p, k, phase);
-  const T step = T(1) / lipschitz;
-  if (moves_alpha(phase)) a -= (step * d.inv_n) * ga;
+  if (moves_alpha(phase)) a -= (r.step * d.inv_n) * ga;
   if (moves_beta(phase)) {
-    const T step_t = step * d.inv_t;
+    const T step_t = r.step * d.inv_t;
     for (int j = 0; j < p.friction_dims; ++j) b[j] -= step_t * gb[j];
   }
   project_phase(p, k, phase, a, b);
-  const int bt = buffer_trial(rotation);
-  store_unknowns(p, k, a, b, u.alpha[bt], u.beta[bt]);
+  store_unknowns(p, k, a, b, r.trial_alpha, r.trial_beta);
   impulse[k] = world_impulse(p, k, a, b);
 }
 
@@ -193,29 +213,28 @@ STAGGER_HD STAGGER_INLINE T projected_gradient_residual(const P& p, int k, QpPha
 // read and written once and stay in registers for the terms and the residual (they were reloaded
 // after the stores, which the compiler must assume alias them).
 template <class P, class T = typename P::Real>
-STAGGER_HD STAGGER_INLINE ApgdTerms<T> apgd_gradient_terms(const P& p, int k, QpPhase phase, T momentum,
-                                                           int rotation, Vec3<T> vel, T normal_shift,
-                                                           const ApgdBuffers<T>& u, const ApgdBuffers<T>& g) {
-  const int bx = buffer_x(rotation), bt = buffer_trial(rotation), nt = p.friction_dims;
+STAGGER_HD STAGGER_INLINE ApgdTerms<T> apgd_gradient_terms(const P& p, int k, QpPhase phase, const ApgdRoles<T>& r,
+                                                           Vec3<T> vel, T normal_shift) {
+  const int nt = p.friction_dims;
   T xa, xb[P::kFrictionCapacity], ga, gb[P::kFrictionCapacity];
-  load_unknowns(p, k, u.alpha[bt], u.beta[bt], xa, xb);
-  contact_rows_of(p, k, vel, normal_shift, xa, u.beta[bt], ga, gb);
-  g.alpha[bt][k] = ga;
-  copy_friction(nt, gb, g.beta[bt] + k * nt);
+  load_unknowns(p, k, r.trial_alpha, r.trial_beta, xa, xb);
+  contact_rows_of(p, k, vel, normal_shift, xa, r.trial_beta, ga, gb);
+  r.gtrial_alpha[k] = ga;
+  copy_friction(nt, gb, r.gtrial_beta + k * nt);
 
   ApgdTerms<T> t{T(0), T(0), T(0), T(0)};
   const RowScales<T> s = row_scales(p, k, phase);
   T ya, yb[P::kFrictionCapacity], gya, gyb[P::kFrictionCapacity];
-  extrapolated(p, k, u, rotation, momentum, ya, yb);
-  extrapolated(p, k, g, rotation, momentum, gya, gyb);
+  extrapolated(p, k, r.x_alpha, r.prev_alpha, r.x_beta, r.prev_beta, r.momentum, ya, yb);
+  extrapolated(p, k, r.gx_alpha, r.gprev_alpha, r.gx_beta, r.gprev_beta, r.momentum, gya, gyb);
   if (moves_alpha(phase)) {
     const T d = xa - ya;
     t.d_Ad += d * (ga - gya);
     t.d_d += s.n * d * d;
-    t.g_dx += gya * (xa - u.alpha[bx][k]);
+    t.g_dx += gya * (xa - r.x_alpha[k]);
   }
   if (moves_beta(phase)) {
-    const T* x = u.beta[bx] + k * nt;
+    const T* x = r.x_beta + k * nt;
     for (int j = 0; j < nt; ++j) {
       const T d = xb[j] - yb[j];
       t.d_Ad += d * (gb[j] - gyb[j]);

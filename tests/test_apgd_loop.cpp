@@ -225,15 +225,27 @@ struct GraphTwinExec : CpuExec {
   }
   template <class F>
   void for_contacts(const ContactBlock* blocks, int nb, const int* mask, int nc, F f, const int* list = nullptr) {
-    if (recording) recorded.push_back([=] { CpuExec{*this}.for_contacts(blocks, nb, mask, nc, f, list); });
-    else CpuExec::for_contacts(blocks, nb, mask, nc, f, list);
+    for_contacts_sharing(blocks, nb, mask, nc, NothingShared{}, IgnoringShared<F>{f}, list);
   }
   template <class R, class F, class Op>
   void block_reduce(const ContactBlock* blocks, int nb, const int* mask, int nc, F f, Op op, R identity, R* out,
                     const int* list = nullptr) {
+    block_reduce_sharing(blocks, nb, mask, nc, NothingShared{}, IgnoringShared<F>{f}, op, identity, out, list);
+  }
+  template <class S, class F>
+  void for_contacts_sharing(const ContactBlock* blocks, int nb, const int* mask, int nc, S shared, F f,
+                            const int* list = nullptr) {
     if (recording)
-      recorded.push_back([=] { CpuExec{*this}.block_reduce(blocks, nb, mask, nc, f, op, identity, out, list); });
-    else CpuExec::block_reduce(blocks, nb, mask, nc, f, op, identity, out, list);
+      recorded.push_back([=] { CpuExec{*this}.for_contacts_sharing(blocks, nb, mask, nc, shared, f, list); });
+    else CpuExec::for_contacts_sharing(blocks, nb, mask, nc, shared, f, list);
+  }
+  template <class S, class R, class F, class Op>
+  void block_reduce_sharing(const ContactBlock* blocks, int nb, const int* mask, int nc, S shared, F f, Op op,
+                            R identity, R* out, const int* list = nullptr) {
+    if (recording)
+      recorded.push_back(
+          [=] { CpuExec{*this}.block_reduce_sharing(blocks, nb, mask, nc, shared, f, op, identity, out, list); });
+    else CpuExec::block_reduce_sharing(blocks, nb, mask, nc, shared, f, op, identity, out, list);
   }
   template <class R, class Op>
   void island_reduce(int ni, const int* blocks_of, const int* mask, const R* values, Op op, R identity, R* out,

@@ -48,22 +48,24 @@ __global__ void for_each_kernel(int n, F f) {
 __device__ inline int warp_index() { return int(blockIdx.x) * (kThreads / 32) + int(threadIdx.x) / 32; }
 __device__ inline int lane_index() { return int(threadIdx.x) % 32; }
 
-// `list`: the blocks to run (host/solve/active_lists.h), or nullptr for all of them.
-template <class F>
-__global__ void for_contacts_kernel(const ContactBlock* blocks, int num_blocks, const int* list, const int* mask, F f) {
+// `list`: the blocks to run (host/solve/active_lists.h), or nullptr for all of them. f(k, shared(island)):
+// what a block's contacts share (CpuExec::for_contacts_sharing), read by each lane.
+template <class S, class F>
+__global__ void for_contacts_kernel(const ContactBlock* blocks, int num_blocks, const int* list, const int* mask,
+                                    S shared, F f) {
   const int w = warp_index();
   if (w >= num_blocks) return;
   const ContactBlock blk = blocks[list ? list[w] : w];
   if (!mask[blk.island]) return;
   const int k = blk.begin + lane_index();
-  if (k < blk.end) f(k);
+  if (k < blk.end) f(k, shared(blk.island));
 }
 
 // The same, with the block's values reduced by the warp (a fixed order: the result is the same from
 // run to run). The tests above are uniform over the warp, so every lane reaches the reduction or none.
-template <class R, class F, class Op>
-__global__ void block_reduce_kernel(const ContactBlock* blocks, int num_blocks, const int* list, const int* mask, F f,
-                                    Op op, R identity, R* out) {
+template <class R, class S, class F, class Op>
+__global__ void block_reduce_kernel(const ContactBlock* blocks, int num_blocks, const int* list, const int* mask,
+                                    S shared, F f, Op op, R identity, R* out) {
   using Reduce = cub::WarpReduce<R>;
   __shared__ typename Reduce::TempStorage storage[kThreads / 32];
   const int w = warp_index();
@@ -72,7 +74,7 @@ __global__ void block_reduce_kernel(const ContactBlock* blocks, int num_blocks, 
   const ContactBlock blk = blocks[b];
   if (!mask[blk.island]) return;
   const int k = blk.begin + lane_index();
-  R value = k < blk.end ? f(k) : identity;
+  R value = k < blk.end ? f(k, shared(blk.island)) : identity;
   R total = Reduce(storage[threadIdx.x / 32]).Reduce(value, op);
   if (lane_index() == 0) out[b] = total;
 }
@@ -289,19 +291,33 @@ struct CudaExec {
   }
 
   template <class F>
-  void for_contacts(const ContactBlock* blocks, int num_blocks, const int* mask, int, F f, const int* list = nullptr) {
-    if (num_blocks <= 0) return;
-    cuda_exec::for_contacts_kernel<<<warp_grid(num_blocks), cuda_exec::kThreads, 0, stream()>>>(blocks, num_blocks, list,
-                                                                                              mask, f);
-    check("for_contacts launch");
+  void for_contacts(const ContactBlock* blocks, int num_blocks, const int* mask, int num_contacts, F f,
+                    const int* list = nullptr) {
+    for_contacts_sharing(blocks, num_blocks, mask, num_contacts, NothingShared{}, IgnoringShared<F>{f}, list);
   }
 
   template <class R, class F, class Op>
-  void block_reduce(const ContactBlock* blocks, int num_blocks, const int* mask, int, F f, Op op, R identity, R* out,
-                    const int* list = nullptr) {
+  void block_reduce(const ContactBlock* blocks, int num_blocks, const int* mask, int num_contacts, F f, Op op,
+                    R identity, R* out, const int* list = nullptr) {
+    block_reduce_sharing(blocks, num_blocks, mask, num_contacts, NothingShared{}, IgnoringShared<F>{f}, op, identity,
+                         out, list);
+  }
+
+  template <class S, class F>
+  void for_contacts_sharing(const ContactBlock* blocks, int num_blocks, const int* mask, int, S shared, F f,
+                            const int* list = nullptr) {
+    if (num_blocks <= 0) return;
+    cuda_exec::for_contacts_kernel<<<warp_grid(num_blocks), cuda_exec::kThreads, 0, stream()>>>(blocks, num_blocks, list,
+                                                                                              mask, shared, f);
+    check("for_contacts launch");
+  }
+
+  template <class S, class R, class F, class Op>
+  void block_reduce_sharing(const ContactBlock* blocks, int num_blocks, const int* mask, int, S shared, F f, Op op,
+                            R identity, R* out, const int* list = nullptr) {
     if (num_blocks <= 0) return;
     cuda_exec::block_reduce_kernel<<<warp_grid(num_blocks), cuda_exec::kThreads, 0, stream()>>>(
-        blocks, num_blocks, list, mask, f, op, identity, out);
+        blocks, num_blocks, list, mask, shared, f, op, identity, out);
     check("block_reduce launch");
   }
 

@@ -560,27 +560,24 @@ struct StaggeredBatched {
       const long long work = lists.listed ? lists.num_contacts : p.num_contacts;
       // The iterations until the next check: the same launches with the same arguments each time.
       exec.repeat(exec.loop_check_interval(), [&] {
-        exec.for_contacts(
-            all_blocks, run_blocks, active, work,
-            [=] STAGGER_HD(int k) {
-              const int i = p.contact_island[k];
-              const ApgdIsland<T>& s = apgd[i];
-              if (s.copy_best) {  // x_prev is the best point and the rotation after next would overwrite it
-                const int b = buffer_prev(s.rotation);
-                xba[k] = u.alpha[b][k];
-                copy_friction(p.friction_dims, u.beta[b] + k * p.friction_dims, xbb + k * p.friction_dims);
+        // What an island's contacts share: its buffers in their roles and its step (ApgdRoles), and
+        // its phase (a constant where phase_of is PhaseForAll).
+        const auto roles_of = [=] STAGGER_HD(int i) { return apgd_roles(apgd[i], u, g); };
+        exec.for_contacts_sharing(
+            all_blocks, run_blocks, active, work, roles_of,
+            [=] STAGGER_HD(int k, const ApgdRoles<T>& r) {
+              if (r.copy_best) {  // x_prev is the best point and the rotation after next would overwrite it
+                xba[k] = r.prev_alpha[k];
+                copy_friction(p.friction_dims, r.prev_beta + k * p.friction_dims, xbb + k * p.friction_dims);
               }
-              apgd_trial_point(p, k, phase_of(i), s.lipschitz, s.momentum, s.rotation, u, g, impulse);
+              apgd_trial_point(p, k, phase_of(p.contact_island[k]), r, impulse);
             },
             block_list);
         contact_velocities_from_impulses(active_, &lists);
-        exec.block_reduce(
-            all_blocks, run_blocks, active, work,
-            [=] STAGGER_HD(int k) {
-              const int i = p.contact_island[k];
-              const ApgdIsland<T>& s = apgd[i];
-              return apgd_gradient_terms(p, k, phase_of(i), s.momentum, s.rotation, vel(k), shift ? shift[k] : T(0),
-                                         u, g);
+        exec.block_reduce_sharing(
+            all_blocks, run_blocks, active, work, roles_of,
+            [=] STAGGER_HD(int k, const ApgdRoles<T>& r) {
+              return apgd_gradient_terms(p, k, phase_of(p.contact_island[k]), r, vel(k), shift ? shift[k] : T(0));
             },
             SumOp{}, ApgdTerms<T>{0, 0, 0, 0}, ptr(block_terms_), block_list);
         exec.island_reduce(run_islands, ptr(island_block_begin_), active, ptr(block_terms_), SumOp{},

@@ -83,14 +83,7 @@ struct CpuExec {
   template <class F>
   void for_contacts(const ContactBlock* blocks, int num_blocks, const int* mask, int num_contacts, F f,
                     const int* list = nullptr) {
-    parallel_for(
-        num_blocks,
-        [&](int j) STAGGER_FLATTEN {
-          const ContactBlock blk = blocks[list ? list[j] : j];
-          if (!mask[blk.island]) return;
-          for (int k = blk.begin; k < blk.end; ++k) f(k);
-        },
-        num_contacts);
+    for_contacts_sharing(blocks, num_blocks, mask, num_contacts, NothingShared{}, IgnoringShared<F>{f}, list);
   }
 
   // out[b] = op-reduction of f(k) over the contacts of block b, for the blocks of masked islands
@@ -98,14 +91,38 @@ struct CpuExec {
   template <class R, class F, class Op>
   void block_reduce(const ContactBlock* blocks, int num_blocks, const int* mask, int num_contacts, F f, Op op,
                     R identity, R* out, const int* list = nullptr) {
+    block_reduce_sharing(blocks, num_blocks, mask, num_contacts, NothingShared{}, IgnoringShared<F>{f}, op, identity,
+                         out, list);
+  }
+
+  // The same two with f(k, shared(i)), i the block's island: what the contacts of an island share (its
+  // step's scalars, its buffers in their roles) is read once per block. The compiler cannot hoist it
+  // out of the loop itself, since the loop's stores might alias it.
+  template <class S, class F>
+  void for_contacts_sharing(const ContactBlock* blocks, int num_blocks, const int* mask, int num_contacts, S shared,
+                            F f, const int* list = nullptr) {
+    parallel_for(
+        num_blocks,
+        [&](int j) STAGGER_FLATTEN {
+          const ContactBlock blk = blocks[list ? list[j] : j];
+          if (!mask[blk.island]) return;
+          const auto s = shared(blk.island);
+          for (int k = blk.begin; k < blk.end; ++k) f(k, s);
+        },
+        num_contacts);
+  }
+  template <class S, class R, class F, class Op>
+  void block_reduce_sharing(const ContactBlock* blocks, int num_blocks, const int* mask, int num_contacts, S shared,
+                            F f, Op op, R identity, R* out, const int* list = nullptr) {
     parallel_for(
         num_blocks,
         [&](int j) STAGGER_FLATTEN {
           const int b = list ? list[j] : j;
           const ContactBlock blk = blocks[b];
           if (!mask[blk.island]) return;
+          const auto s = shared(blk.island);
           R sum = identity;
-          for (int k = blk.begin; k < blk.end; ++k) sum = op(sum, f(k));
+          for (int k = blk.begin; k < blk.end; ++k) sum = op(sum, f(k, s));
           out[b] = sum;
         },
         num_contacts);

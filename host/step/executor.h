@@ -13,6 +13,9 @@
 //   for_contacts(blocks, nb, mask, nc, f, list)  f(k) for the contacts of masked islands' blocks
 //   block_reduce(blocks, nb, mask, nc, f, op, identity, out, list)   per block: op over its f(k)
 //   island_reduce(ni, blocks_of, mask, values, op, identity, out, list)   per island: op over its blocks
+//   for_contacts_sharing(blocks, nb, mask, nc, shared, f, list), block_reduce_sharing(..., shared, f, op,
+//                                        identity, out, list)   the same with f(k, shared(island)): what
+//                                        a block's contacts share is read once per block
 //                                        (list: the blocks or islands to run, host/solve/active_lists.h;
 //                                        nullptr or left out: all of them)
 //   plan_islands(blocks_of)              told the island layout once per solve
@@ -35,6 +38,17 @@
 
 namespace stagger {
 
+// The plain contact loops (for_contacts, block_reduce) as the sharing ones (for_contacts_sharing,
+// block_reduce_sharing) with nothing shared.
+struct NothingShared {
+  STAGGER_HD int operator()(int) const { return 0; }
+};
+template <class F>
+struct IgnoringShared {
+  F f;
+  STAGGER_HD auto operator()(int k, int) const { return f(k); }
+};
+
 namespace executor_check {
 
 struct Body {
@@ -42,6 +56,15 @@ struct Body {
 };
 struct Value {
   STAGGER_HD double operator()(int) const { return 0; }
+};
+struct Shared {
+  STAGGER_HD int operator()(int) const { return 0; }
+};
+struct SharedBody {
+  STAGGER_HD void operator()(int, int) const {}
+};
+struct SharedValue {
+  STAGGER_HD double operator()(int, int) const { return 0; }
 };
 struct Sum {
   STAGGER_HD double operator()(double a, double b) const { return a + b; }
@@ -70,6 +93,11 @@ using Loops = decltype(std::declval<E&>().for_each(0, Body{}, 0LL),
                        std::declval<E&>().island_reduce(0, (const int*)nullptr, (const int*)nullptr,
                                                         (const double*)nullptr, Sum{}, 0.0, (double*)nullptr,
                                                         (const int*)nullptr),
+                       std::declval<E&>().for_contacts_sharing((const ContactBlock*)nullptr, 0, (const int*)nullptr, 0,
+                                                               Shared{}, SharedBody{}, (const int*)nullptr),
+                       std::declval<E&>().block_reduce_sharing((const ContactBlock*)nullptr, 0, (const int*)nullptr, 0,
+                                                               Shared{}, SharedValue{}, Sum{}, 0.0, (double*)nullptr,
+                                                               (const int*)nullptr),
                        std::declval<E&>().plan_islands(std::declval<const std::vector<int>&>()));
 struct Repeated {
   void operator()() const {}
@@ -101,8 +129,8 @@ constexpr bool check_executor() {
   static_assert(executor_check::Has<Exec, executor_check::Shape>::value,
                 "an executor provides block_size(), loop_check_interval() and configure(block, interval)");
   static_assert(executor_check::Has<Exec, executor_check::Loops>::value,
-                "an executor provides for_each, for_contacts, block_reduce, island_reduce (each also over a list) and "
-                "plan_islands");
+                "an executor provides for_each, for_contacts, block_reduce, island_reduce (each also over a list), "
+                "for_contacts_sharing, block_reduce_sharing and plan_islands");
   static_assert(executor_check::Has<Exec, executor_check::Queries>::value,
                 "an executor provides any, count, repeat, exclusive_scan, stable_sort_by_key, reduce and batched_gemv");
   return true;
