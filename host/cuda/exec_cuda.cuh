@@ -194,7 +194,7 @@ class TemporaryCache {
 
 }  // namespace cuda_exec
 
-struct CudaExec {
+struct CudaExec : PlainContactLoops<CudaExec> {
   template <class T>
   using Array = thrust::device_vector<T, cuda_exec::Allocator<T>>;
   // "Is any island still iterating?" costs a round trip to the host: ask every 8 iterations.
@@ -290,19 +290,7 @@ struct CudaExec {
     check("for_each launch");
   }
 
-  template <class F>
-  void for_contacts(const ContactBlock* blocks, int num_blocks, const int* mask, int num_contacts, F f,
-                    const int* list = nullptr) {
-    for_contacts_sharing(blocks, num_blocks, mask, num_contacts, NothingShared{}, IgnoringShared<F>{f}, list);
-  }
-
-  template <class R, class F, class Op>
-  void block_reduce(const ContactBlock* blocks, int num_blocks, const int* mask, int num_contacts, F f, Op op,
-                    R identity, R* out, const int* list = nullptr) {
-    block_reduce_sharing(blocks, num_blocks, mask, num_contacts, NothingShared{}, IgnoringShared<F>{f}, op, identity,
-                         out, list);
-  }
-
+  // for_contacts and block_reduce: PlainContactLoops, through the two below.
   template <class S, class F>
   void for_contacts_sharing(const ContactBlock* blocks, int num_blocks, const int* mask, int, S shared, F f,
                             const int* list = nullptr) {

@@ -29,7 +29,7 @@ namespace stagger {
 #define STAGGER_FLATTEN
 #endif
 
-struct CpuExec {
+struct CpuExec : PlainContactLoops<CpuExec> {
   template <class T>
   using Array = std::vector<T>;
   static constexpr bool kHostMemory = true;  // a double solve reads the host problem in place
@@ -77,27 +77,14 @@ struct CpuExec {
   template <class F>
   void for_each(int n, F f, long long work = -1) { parallel_for(n, f, work); }
 
-  // f(k) for every contact k of the blocks whose island has mask[island] != 0: of blocks
-  // 0..num_blocks, or of the blocks list[0..num_blocks) when a list is given (the islands still
-  // iterating, host/solve/active_lists.h).
-  template <class F>
-  void for_contacts(const ContactBlock* blocks, int num_blocks, const int* mask, int num_contacts, F f,
-                    const int* list = nullptr) {
-    for_contacts_sharing(blocks, num_blocks, mask, num_contacts, NothingShared{}, IgnoringShared<F>{f}, list);
-  }
-
-  // out[b] = op-reduction of f(k) over the contacts of block b, for the blocks of masked islands
-  // (in contact order from `identity`; the GPU reduces the same block as a tree); b as above.
-  template <class R, class F, class Op>
-  void block_reduce(const ContactBlock* blocks, int num_blocks, const int* mask, int num_contacts, F f, Op op,
-                    R identity, R* out, const int* list = nullptr) {
-    block_reduce_sharing(blocks, num_blocks, mask, num_contacts, NothingShared{}, IgnoringShared<F>{f}, op, identity,
-                         out, list);
-  }
-
-  // The same two with f(k, shared(i)), i the block's island: what the contacts of an island share (its
-  // step's scalars, its buffers in their roles) is read once per block. The compiler cannot hoist it
-  // out of the loop itself, since the loop's stores might alias it.
+  // for_contacts (PlainContactLoops): f(k) for every contact k of the blocks whose island has
+  // mask[island] != 0: of blocks 0..num_blocks, or of the blocks list[0..num_blocks) when a list is
+  // given (the islands still iterating, host/solve/active_lists.h). block_reduce: out[b] =
+  // op-reduction of f(k) over the contacts of block b, for the blocks of masked islands (in contact
+  // order from `identity`; the GPU reduces the same block as a tree); b as above.
+  // Both run as the two below with f(k, shared(i)), i the block's island: what the contacts of an
+  // island share (its step's scalars, its buffers in their roles) is read once per block. The
+  // compiler cannot hoist it out of the loop itself, since the loop's stores might alias it.
   template <class S, class F>
   void for_contacts_sharing(const ContactBlock* blocks, int num_blocks, const int* mask, int num_contacts, S shared,
                             F f, const int* list = nullptr) {

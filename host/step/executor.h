@@ -39,7 +39,8 @@
 namespace stagger {
 
 // The plain contact loops (for_contacts, block_reduce) as the sharing ones (for_contacts_sharing,
-// block_reduce_sharing) with nothing shared.
+// block_reduce_sharing) with nothing shared: written once for the executors that derive from this
+// (Exec: the executor itself).
 struct NothingShared {
   STAGGER_HD int operator()(int) const { return 0; }
 };
@@ -47,6 +48,21 @@ template <class F>
 struct IgnoringShared {
   F f;
   STAGGER_HD auto operator()(int k, int) const { return f(k); }
+};
+template <class Exec>
+struct PlainContactLoops {
+  template <class F>
+  void for_contacts(const ContactBlock* blocks, int num_blocks, const int* mask, int num_contacts, F f,
+                    const int* list = nullptr) {
+    static_cast<Exec&>(*this).for_contacts_sharing(blocks, num_blocks, mask, num_contacts, NothingShared{},
+                                                   IgnoringShared<F>{f}, list);
+  }
+  template <class R, class F, class Op>
+  void block_reduce(const ContactBlock* blocks, int num_blocks, const int* mask, int num_contacts, F f, Op op,
+                    R identity, R* out, const int* list = nullptr) {
+    static_cast<Exec&>(*this).block_reduce_sharing(blocks, num_blocks, mask, num_contacts, NothingShared{},
+                                                   IgnoringShared<F>{f}, op, identity, out, list);
+  }
 };
 
 namespace executor_check {
