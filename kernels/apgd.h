@@ -123,8 +123,9 @@ STAGGER_HD STAGGER_INLINE RowScales<T> row_scales(const P& p, int k, QpPhase pha
 
 // An island's buffers in their roles of this iteration (ApgdBuffers by ApgdIsland::rotation) and the
 // scalars of its step: what the contacts of a block share, resolved once per block
-// (for_contacts_sharing, host/step/executor.h). Per contact, the roles and the island's scalars cost
-// about 60 of the 640 instructions of an iteration (callgrind, the demo bed, 2026-11-29).
+// (for_contacts_sharing, host/step/executor.h). Resolved per contact they cost about 80 instructions
+// per contact and trial (callgrind over the demo bed's first 300 steps on one thread: 3.06e9 in all,
+// 2.79e9 resolved per block; docs/benchmarks.md, "The demo's 3x").
 template <class T>
 struct ApgdRoles {
   const T *x_alpha, *x_beta, *prev_alpha, *prev_beta;      // unknowns: x, x_prev
