@@ -213,7 +213,7 @@ namespace {
 // CpuExec, except that repeat() runs the body once, then records the launches of one more call
 // without running them and replays the recording for the remaining iterations: what a CUDA graph
 // captured from the body does (arguments fixed at capture, host code in the body not run again).
-struct GraphTwinExec : CpuExec {
+struct GraphTwinExec : CpuExec, PlainContactLoops<GraphTwinExec> {
   bool recording = false;
   std::vector<std::function<void()>> recorded;
   long long replays = 0;
@@ -223,15 +223,9 @@ struct GraphTwinExec : CpuExec {
     if (recording) recorded.push_back([=] { parallel_for(n, f, work); });
     else CpuExec::for_each(n, f, work);
   }
-  template <class F>
-  void for_contacts(const ContactBlock* blocks, int nb, const int* mask, int nc, F f, const int* list = nullptr) {
-    for_contacts_sharing(blocks, nb, mask, nc, NothingShared{}, IgnoringShared<F>{f}, list);
-  }
-  template <class R, class F, class Op>
-  void block_reduce(const ContactBlock* blocks, int nb, const int* mask, int nc, F f, Op op, R identity, R* out,
-                    const int* list = nullptr) {
-    block_reduce_sharing(blocks, nb, mask, nc, NothingShared{}, IgnoringShared<F>{f}, op, identity, out, list);
-  }
+  // The plain loops through this executor's sharing loops below, not CpuExec's.
+  using PlainContactLoops<GraphTwinExec>::for_contacts;
+  using PlainContactLoops<GraphTwinExec>::block_reduce;
   template <class S, class F>
   void for_contacts_sharing(const ContactBlock* blocks, int nb, const int* mask, int nc, S shared, F f,
                             const int* list = nullptr) {
