@@ -44,7 +44,13 @@ void narrowphase(const Bodies& bodies, const std::vector<BodyPair>& pairs, const
   constexpr int kChunk = 512;
   const int n = int(pairs.size());
   const int chunks = (n + kChunk - 1) / kChunk;
-  std::vector<Contacts> part(chunks);
+  // Each chunk's contacts go to storage kept from the last call on this thread (cleared, not freed):
+  // fresh vectors, six per chunk grown by push_back, were allocated again every step.
+  // (A reference, so that the loop's threads write this thread's storage, not their own.)
+  thread_local std::vector<Contacts> kept;
+  std::vector<Contacts>& part = kept;
+  if (int(part.size()) < chunks) part.resize(chunks);
+  for (int c = 0; c < chunks; ++c) part[c].clear();
   parallel_for(
       chunks,
       [&](int c) {
@@ -58,13 +64,14 @@ void narrowphase(const Bodies& bodies, const std::vector<BodyPair>& pairs, const
         }
       },
       n);
-  for (const Contacts& c : part) {
-    out.a.insert(out.a.end(), c.a.begin(), c.a.end());
-    out.b.insert(out.b.end(), c.b.begin(), c.b.end());
-    out.point.insert(out.point.end(), c.point.begin(), c.point.end());
-    out.normal.insert(out.normal.end(), c.normal.begin(), c.normal.end());
-    out.gap.insert(out.gap.end(), c.gap.begin(), c.gap.end());
-    out.feature.insert(out.feature.end(), c.feature.begin(), c.feature.end());
+  for (int c = 0; c < chunks; ++c) {
+    const Contacts& c_part = part[c];
+    out.a.insert(out.a.end(), c_part.a.begin(), c_part.a.end());
+    out.b.insert(out.b.end(), c_part.b.begin(), c_part.b.end());
+    out.point.insert(out.point.end(), c_part.point.begin(), c_part.point.end());
+    out.normal.insert(out.normal.end(), c_part.normal.begin(), c_part.normal.end());
+    out.gap.insert(out.gap.end(), c_part.gap.begin(), c_part.gap.end());
+    out.feature.insert(out.feature.end(), c_part.feature.begin(), c_part.feature.end());
   }
 }
 
