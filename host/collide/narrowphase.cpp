@@ -23,6 +23,15 @@ void Contacts::push(int body_a, int body_b, const ContactPoint<double>& c) {
   feature.push_back(c.feature);
 }
 
+void Contacts::append(const Contacts& more) {
+  a.insert(a.end(), more.a.begin(), more.a.end());
+  b.insert(b.end(), more.b.begin(), more.b.end());
+  point.insert(point.end(), more.point.begin(), more.point.end());
+  normal.insert(normal.end(), more.normal.begin(), more.normal.end());
+  gap.insert(gap.end(), more.gap.begin(), more.gap.end());
+  feature.insert(feature.end(), more.feature.begin(), more.feature.end());
+}
+
 void Contacts::assign_points(const std::vector<ContactPoint<double>>& points) {
   const int n = int(points.size());
   point.resize(n);
@@ -64,15 +73,7 @@ void narrowphase(const Bodies& bodies, const std::vector<BodyPair>& pairs, const
         }
       },
       n);
-  for (int c = 0; c < chunks; ++c) {
-    const Contacts& c_part = part[c];
-    out.a.insert(out.a.end(), c_part.a.begin(), c_part.a.end());
-    out.b.insert(out.b.end(), c_part.b.begin(), c_part.b.end());
-    out.point.insert(out.point.end(), c_part.point.begin(), c_part.point.end());
-    out.normal.insert(out.normal.end(), c_part.normal.begin(), c_part.normal.end());
-    out.gap.insert(out.gap.end(), c_part.gap.begin(), c_part.gap.end());
-    out.feature.insert(out.feature.end(), c_part.feature.begin(), c_part.feature.end());
-  }
+  for (int c = 0; c < chunks; ++c) out.append(part[c]);
 }
 
 }  // namespace stagger

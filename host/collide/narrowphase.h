@@ -20,6 +20,8 @@ struct Contacts {
   int size() const { return int(a.size()); }
   void clear();
   void push(int body_a, int body_b, const ContactPoint<double>& c);
+  // Appends `more`'s contacts after these.
+  void append(const Contacts& more);
   // The points, normals, gaps and features of `points` (a, b set apart), on the host's threads.
   void assign_points(const std::vector<ContactPoint<double>>& points);
 };
