@@ -9,6 +9,7 @@
 #   bench/run_friction_quality.sh > bench/results/<machine>/friction_quality.csv
 #   bench/run_friction_quality.sh compliant > bench/results/<machine>/friction_quality_compliant.csv
 #   bench/run_friction_quality.sh tolerances > bench/results/<machine>/friction_quality_tolerances.csv
+#   bench/run_friction_quality.sh demo "method=staggered tolerance=1e-4" ...   (the demo bed, these variants)
 #
 # The second: the demo bed with compliant beads (scenes/brazil_nut_small_compliant.json, h = 25 us),
 # steps 40,001-41,000 (1 s in), cost over its first 40,000 steps.
@@ -53,6 +54,12 @@ if [ "${1:-}" = compliant ]; then
   exit 0
 fi
 demo=scenes/brazil_nut_small.json
+# Or the demo bed with the variants given after "demo".
+if [ "${1:-}" = demo ]; then
+  shift
+  for variant in "$@"; do measure $demo 2600 400 3000 "$variant"; done
+  exit 0
+fi
 # The third: the demo bed at looser Coulomb APGD tolerances, and with the settings its scene had at
 # 49e4d8c (Staggered Projections to 1e-3, at most 30 outer iterations), issue 25's baseline.
 if [ "${1:-}" = tolerances ]; then
