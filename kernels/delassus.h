@@ -114,6 +114,12 @@ STAGGER_HD STAGGER_INLINE void contact_rows_of(const P& p, int k, Vec3<T> vel, T
   if (p.compliance) g_a += p.compliance[k] * alpha;
   friction_rows(p, with_tangential_spring(p, k, vel, beta), g_b);
 }
+// The same for a contact whose unknowns are all zero (one a working set holds, host/solve/staggered_batched.h).
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE void contact_rows_at_zero(const P& p, int k, Vec3<T> vel, T normal_shift, T& g_a, T* g_b) {
+  g_a = vel.x - p.rhs[k] + normal_shift;
+  friction_rows(p, add_tangential_spring(p, k, vel, T(0), T(0)), g_b);
+}
 // Into the gradient arrays g_alpha and g_beta (the problem's layout).
 template <class P, class T = typename P::Real>
 STAGGER_HD STAGGER_INLINE void contact_rows(const P& p, int k, Vec3<T> vel, T normal_shift, T alpha,

@@ -126,6 +126,11 @@ struct SolveControls {
   // APGD iterations a step, but costs the 10k pour and the shaken demo bed 6-10% of their time for about as
   // many iterations (docs/method.md, "The warm start's scale"; STAGGER_WARM_SCALE=1).
   bool scale_warm_start = false;
+  // The first Coulomb APGD QP of each step iterates only over the contacts that carry an impulse or are
+  // about to close, and lets the others join when a check finds them closing (host/solve/staggered_batched.h,
+  // "the working set"; STAGGER_WORKING_SET=0 turns it off). Another trajectory than without, to the same
+  // tolerance; the other methods' QPs never use it.
+  bool working_set = true;
 };
 
 }  // namespace stagger

@@ -58,6 +58,13 @@ struct StaggeredBatched {
   std::vector<int> island_contact_begin_host_;
   Array<ContactBlock> blocks_;
   Array<int> island_block_begin_;
+  // The working set of the first Coulomb QP of a step (SolveControls::working_set; "the working set",
+  // below): held_[k] marks a contact held at zero impulse, which the iterations skip, until a check
+  // finds that it would close.
+  bool use_working_ = false;
+  bool working_set_ = false;     // SolveControls::working_set
+  long long working_grown_ = 0;  // checks that found contacts to join (for tests)
+  Array<int> held_, join_, check_due_, since_check_, final_checked_, island_joins_, block_joins_;
   Unknowns cur_, best_, xbest_;
   Unknowns u_[3], g_[3];  // APGD's rotating buffers of iterates and of their gradients (kernels/apgd.h)
   Array<Vec3<T>> impulse_, v_, w_;
@@ -177,6 +184,10 @@ struct StaggeredBatched {
           &polished_})
       Exec::fill(*v, ni, 0);
     Exec::fill(stats_, ni, IslandStats{});
+    if (working_set_) {  // a step's contacts are new: none is held until a QP's start says so
+      for (Array<int>* v : {&held_, &join_}) Exec::fill(*v, nc, 0);
+      for (Array<int>* v : {&check_due_, &since_check_, &final_checked_, &island_joins_}) Exec::fill(*v, ni, 0);
+    }
     sweep_sized_ = false;  // sweep_ is made when an island first enters the polish (start_polish)
   }
 
@@ -199,6 +210,7 @@ struct StaggeredBatched {
     Exec::fill(block_norms_, blocks_host_.size(), FreeNorms2<T>{0, 0});
     Exec::fill(block_rays_, blocks_host_.size(), RayTerms<T>{0, 0});
     Exec::fill(block_value_, blocks_host_.size(), T(0));
+    if (working_set_) Exec::fill(block_joins_, blocks_host_.size(), 0);
   }
 
   // u = u^p + M^-1 J^T gamma (from impulse_) for the bodies of masked islands.
@@ -358,9 +370,14 @@ struct StaggeredBatched {
     const int* judged = ptr(phase_judged_);
     T* error = ptr(error_);
     const bool shifts = method_shifts_;
+    const bool working = use_working_;
+    const int* checked = ptr(final_checked_);
     exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
       const bool at_x = apgd[i].best_at == int(BestAt::x);
-      const bool known = m[i] && at_x && !shifts && QpPhase(judged[i]) == QpPhase::coulomb;
+      // Under a working set the QP's own error leaves out the held contacts: it is the island's error
+      // once the check at its stop found none that would close (their residuals are then zero).
+      const bool known =
+          m[i] && at_x && !shifts && QpPhase(judged[i]) == QpPhase::coulomb && (!working || checked[i]);
       if (known) error[i] = apgd[i].best_residual;
       measured[i] = m[i] && !known;
       product[i] = m[i] && !at_x;
@@ -378,11 +395,13 @@ struct StaggeredBatched {
     const ContactVelocity<T> vel = contact_velocities();
     const ApgdBuffers<T> g = buffers(g_);
     const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);
+    const int* held = use_working_ ? ptr(held_) : nullptr;
     block_reduce(
         mask,
         [=] STAGGER_HD(int k) {
           const int i = p.contact_island[k];
-          if (product[i]) return natural_map_residual2(p, k, ca, cb, vel(k), /*coulomb=*/true);
+          // A held contact has no gradient row; the bodies' velocities are x's (the last trial, accepted).
+          if (product[i] || (held && held[k])) return natural_map_residual2(p, k, ca, cb, vel(k), /*coulomb=*/true);
           const int b = buffer_x(apgd[i].rotation);
           return natural_map_residual2_of_rows(p, k, ca, cb, g.alpha[b][k], g.beta[b] + k * p.friction_dims,
                                                /*coulomb=*/true);
@@ -468,6 +487,7 @@ struct StaggeredBatched {
         },
         SumOp{}, T(0), block_value_);
     island_reduce(run, block_value_, SumOp{}, T(0), island_value_);
+    if (use_working_) start_working(p, run, u, g);
     // A friction QP keeps its own L (estimates and next step's hints); contact and Tresca QPs, one of
     // which an island runs, share the other.
     T *lipschitz_f = ptr(lipschitz_friction_), *lipschitz_c = ptr(lipschitz_contact_);
@@ -509,8 +529,15 @@ struct StaggeredBatched {
     });
     // The best point: x, x_prev, or the copy saved when a worse point was accepted.
     T *out_a = ptr(cur_.alpha), *out_b = ptr(cur_.beta);
+    const int* held = use_working_ ? ptr(held_) : nullptr;
     for_contacts(run, [=] STAGGER_HD(int k) {
       const ApgdIsland<T>& s = apgd[p.contact_island[k]];
+      if (held && held[k]) {  // never joined: zero, as every buffer holds it
+        const T zero[P::kFrictionCapacity] = {};
+        out_a[k] = T(0);
+        copy_friction(p.friction_dims, zero, out_b + k * p.friction_dims);
+        return;
+      }
       const T *a, *b;
       if (s.best_at == int(BestAt::saved)) {
         a = xba;
@@ -547,7 +574,10 @@ struct StaggeredBatched {
     ActiveLists<Exec>& lists = active_lists_;
     lists.reset();
     const ContactBlock* all_blocks = ptr(blocks_);
+    const int* held = use_working_ ? ptr(held_) : nullptr;
     for (;;) {
+      // Held contacts that would close join the working set (reactivating an island that had stopped).
+      if (held && grow_working(p, g, max_iterations)) lists.reset();
       const int left = exec.count(active, ni);
       if (left == 0) break;
       if (compact_active_)
@@ -566,6 +596,7 @@ struct StaggeredBatched {
         exec.for_contacts_sharing(
             all_blocks, run_blocks, active, work, roles_of,
             [=] STAGGER_HD(int k, const ApgdRoles<T>& r) {
+              if (held && held[k]) return;  // zero in every buffer, and its impulse zero
               if (r.copy_best) {  // x_prev is the best point and the rotation after next would overwrite it
                 xba[k] = r.prev_alpha[k];
                 copy_friction(p.friction_dims, r.prev_beta + k * p.friction_dims, xbb + k * p.friction_dims);
@@ -577,6 +608,7 @@ struct StaggeredBatched {
         exec.block_reduce_sharing(
             all_blocks, run_blocks, active, work, roles_of,
             [=] STAGGER_HD(int k, const ApgdRoles<T>& r) {
+              if (held && held[k]) return ApgdTerms<T>{0, 0, 0, 0};
               return apgd_gradient_terms(p, k, phase_of(p.contact_island[k]), r, vel(k), shift ? shift[k] : T(0));
             },
             SumOp{}, ApgdTerms<T>{0, 0, 0, 0}, ptr(block_terms_), block_list);
@@ -591,6 +623,118 @@ struct StaggeredBatched {
         });
       }, work);
     }
+  }
+
+  // --- the working set (SolveControls::working_set; docs/method.md, "The working set") ----------
+  // Most of a shaken bed's contacts carry no impulse (the margins take in neighbours that do not touch),
+  // yet every APGD iteration would run its trial point and gradient over them. The first Coulomb QP of
+  // a step holds at zero the contacts that carry none at its start and would not close there; its
+  // iterations skip them (a flag per contact: no reordering, so the loops keep their memory order), and
+  // every kWorkingCheckInterval accepted iterations, and once more when an island stops, the held
+  // contacts read their rows from the bodies' velocities, and those that would close join.
+
+  // Accepted iterations of an island between two checks of its held contacts (a check costs about a
+  // gradient pass over them).
+  static constexpr int kWorkingCheckInterval = 8;
+  // A contact whose normal row at the QP's start is below this fraction of the island's RMS free
+  // velocity (|b| over the square root of its rows) works from the start although it does not close
+  // yet: the iterations would close many such, and each that joins late costs the island iterations
+  // (its best point starts again). Whole demo on one thread (4 s of the bed, 2026-11-29): 0 gave 15.51
+  // APGD iterations a step against 13.48 without a working set, 0.1 13.51 (0.2 13.45), and 15.01 s against
+  // 15.46 s at 0 and 16.78 s without.
+  static constexpr double kWorkingMargin = 0.1;
+
+  // The QP's start: a contact is held when its start point carries no impulse, its natural-map residual
+  // there (from the start pass's gradient rows) is zero and it is not about to close (kWorkingMargin).
+  // Its buffers are zero in every role.
+  template <class P>
+  void start_working(const P p, Array<int>& run, const ApgdBuffers<T>& u, const ApgdBuffers<T>& g) {
+    const int nt = p.friction_dims;
+    const int bx = buffer_x(0), bt = buffer_trial(0);
+    int *held = ptr(held_), *since = ptr(since_check_), *checked = ptr(final_checked_);
+    T *xba = ptr(xbest_.alpha), *xbb = ptr(xbest_.beta);
+    exec.for_each(p.num_islands, [=] STAGGER_HD(int i) { since[i] = checked[i] = 0; });
+    const T* scale = ptr(scale_);  // 1 / max(|b|, its floor) per island
+    for_contacts(run, [=] STAGGER_HD(int k) {
+      bool works = u.alpha[bx][k] != T(0);
+      for (int t = 0; t < nt; ++t) works = works || u.beta[bx][k * nt + t] != T(0);
+      works = works || natural_map_residual2_of_rows(p, k, u.alpha[bx], u.beta[bx], g.alpha[bx][k],
+                                                     g.beta[bx] + k * nt, /*coulomb=*/true) > T(0);
+      const int i = p.contact_island[k];
+      const int rows = (p.island_contact_begin[i + 1] - p.island_contact_begin[i]) * (1 + nt);
+      works = works || g.alpha[bx][k] * scale[i] * sqrt_of(T(rows)) < T(kWorkingMargin);  // about to close
+      held[k] = works ? 0 : 1;
+      if (works) return;
+      const T zero[P::kFrictionCapacity] = {};
+      u.alpha[bt][k] = xba[k] = T(0);
+      copy_friction(nt, zero, u.beta[bt] + k * nt);
+      copy_friction(nt, zero, xbb + k * nt);
+    });
+  }
+
+  // The check: for the islands due (kWorkingCheckInterval accepted iterations since the last, or just
+  // stopped and not yet checked since), each held contact whose rows at zero impulse, from the bodies'
+  // velocities (x's: the island's last trial was accepted), give a natural-map residual joins, with
+  // those rows as its g(x) and g(x_prev) (the momentum goes on), and the island's best point starts
+  // again, since its residual now counts it. Returns whether any island's set grew.
+  template <class P>
+  bool grow_working(const P p, const ApgdBuffers<T>& g, int max_iterations) {
+    ApgdIsland<T>* apgd = ptr(apgd_);
+    int *due = ptr(check_due_), *since = ptr(since_check_), *checked = ptr(final_checked_);
+    exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
+      const ApgdIsland<T>& s = apgd[i];
+      due[i] = 0;
+      if (s.iterations == 0 || !s.accepted) return;
+      if (!s.active) {
+        if (checked[i] || s.iterations >= max_iterations) return;
+      } else if (s.iterations - since[i] < kWorkingCheckInterval) {
+        return;
+      }
+      since[i] = s.iterations;
+      due[i] = 1;
+    });
+    if (!exec.any(check_due_, p.num_islands)) return false;
+    const int nt = p.friction_dims;
+    int *held = ptr(held_), *join = ptr(join_);
+    const T* shift = method_shifts_ ? ptr(shift_) : nullptr;
+    const ContactVelocity<T> vel = contact_velocities();
+    block_reduce(
+        check_due_,
+        [=] STAGGER_HD(int k) {
+          join[k] = 0;
+          if (!held[k]) return 0;
+          const T zero[P::kFrictionCapacity] = {};
+          T ga, gb[P::kFrictionCapacity];
+          contact_rows_at_zero(p, k, vel(k), shift ? shift[k] : T(0), ga, gb);
+          if (!(natural_map_residual2_of_values(p, k, T(0), zero, ga, gb, /*coulomb=*/true) > T(0))) return 0;
+          held[k] = 0;
+          join[k] = 1;
+          for (int b = 0; b < 3; ++b) {
+            g.alpha[b][k] = ga;
+            copy_friction(nt, gb, g.beta[b] + k * nt);
+          }
+          return 1;
+        },
+        SumOp{}, 0, block_joins_);
+    island_reduce(check_due_, block_joins_, SumOp{}, 0, island_joins_);
+    const int* joined = ptr(island_joins_);
+    int* active = ptr(active_);
+    const T huge = std::numeric_limits<T>::infinity();
+    exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
+      if (!due[i]) return;
+      ApgdIsland<T>& s = apgd[i];
+      if (!joined[i]) {
+        if (!s.active) checked[i] = 1;
+        return;
+      }
+      s.best_residual = huge;
+      s.best_at = int(BestAt::x);
+      s.copy_best = 0;
+      s.active = active[i] = 1;
+    });
+    if (!exec.any(island_joins_, p.num_islands)) return false;
+    ++working_grown_;
+    return true;
   }
 
   // After an outer iteration's error evaluation: count it, keep each island's best pair (errors
@@ -725,8 +869,15 @@ struct StaggeredBatched {
       inner_tolerances(s, c.adaptive_inner_tolerance);
       // The first QP starts where the warm start's error left the velocities: contact and Tresca sets
       // leave the projected warm start (and radii mu*alpha of it) as it is.
+      // The working set serves the first QP when every island runs the Coulomb phase (Coulomb APGD).
+      // Not the Tresca fixed point's (which "auto" gives granular islands), though a held contact's
+      // Tresca radius is zero as well: measured (2026-11-29, 2 threads) the 1k pour's 600 steps took
+      // 1.05 s against 1.165 s, but the 10k pour's 1,000 steps 34.3 s against 35.6 s with its deepest
+      // overlap 159 um against 95 um (1.6% of the radius; issue 25 asks for at most 1%).
+      use_working_ = it == 1 && working_set_ && judged_uniform_ == int(QpPhase::coulomb);
       run_qp(phase_judged_, judged_uniform_, outer_, s.max_inner_iterations, /*start_velocities=*/it == 1 && warm_error);
       errors_after_qp(outer_);
+      use_working_ = false;
       if constexpr (Exec::kPolish)
         if (any_polishing_) polish_sweeps();
       bool any = record_outer_iteration(it);
@@ -1168,6 +1319,7 @@ struct StaggeredBatched {
     exec.configure(controls.block_size, controls.loop_check_interval, controls.team_min_contacts);
     compact_active_ = controls.compact_active;
     one_phase_code_ = controls.one_phase_code;
+    working_set_ = controls.working_set;
     cone_check_ = controls.tresca_cone_check;
     resize(structure);
     p_ = view;
