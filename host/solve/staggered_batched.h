@@ -65,6 +65,8 @@ struct StaggeredBatched {
   bool working_set_ = false;     // SolveControls::working_set
   long long working_grown_ = 0;  // checks that found contacts to join (for tests)
   Array<int> held_, join_, check_due_, since_check_, final_checked_, island_joins_, block_joins_;
+  // The bodies' incidences of the contacts not held, in their order: what the iterations' gather reads.
+  Array<int> working_incidence_count_, working_incidence_begin_, working_incidence_;
   Unknowns cur_, best_, xbest_;
   Unknowns u_[3], g_[3];  // APGD's rotating buffers of iterates and of their gradients (kernels/apgd.h)
   Array<Vec3<T>> impulse_, v_, w_;
@@ -187,6 +189,8 @@ struct StaggeredBatched {
     if (working_set_) {  // a step's contacts are new: none is held until a QP's start says so
       for (Array<int>* v : {&held_, &join_}) Exec::fill(*v, nc, 0);
       for (Array<int>* v : {&check_due_, &since_check_, &final_checked_, &island_joins_}) Exec::fill(*v, ni, 0);
+      for (Array<int>* v : {&working_incidence_count_, &working_incidence_begin_}) Exec::fill(*v, size_t(nb) + 1, 0);
+      Exec::fill(working_incidence_, 2 * size_t(nc), 0);
     }
     sweep_sized_ = false;  // sweep_ is made when an island first enters the polish (start_polish)
   }
@@ -240,7 +244,11 @@ struct StaggeredBatched {
   void contact_velocities_from_impulses(Array<int>& mask) { contact_velocities_from_impulses(mask, nullptr); }
   // The same over the bodies of `lists` when it lists them (the APGD loop's islands still iterating).
   void contact_velocities_from_impulses(Array<int>& mask, ActiveLists<Exec>* lists) {
-    const ProblemView<T> p = p_;
+    ProblemView<T> p = p_;
+    if (use_working_ && lists) {  // the iterations: a held contact's impulse is zero, its bodies skip it
+      p.incidence_begin = ptr(working_incidence_begin_);
+      p.incidence = ptr(working_incidence_);
+    }
     const int* m = ptr(mask);
     const int* dense = ptr(dense_.offset_);
     const Vec3<T>* impulse = ptr(impulse_);
@@ -670,6 +678,7 @@ struct StaggeredBatched {
       copy_friction(nt, zero, u.beta[bt] + k * nt);
       copy_friction(nt, zero, xbb + k * nt);
     });
+    build_working_incidences();
   }
 
   // The check: for the islands due (kWorkingCheckInterval accepted iterations since the last, or just
@@ -733,8 +742,31 @@ struct StaggeredBatched {
       s.active = active[i] = 1;
     });
     if (!exec.any(island_joins_, p.num_islands)) return false;
+    build_working_incidences();
     ++working_grown_;
     return true;
+  }
+
+  // The bodies' incidences of the contacts not held, each body's in the order of its full list, so that
+  // the gather sums the same nonzero terms in the same order (a held contact's are zero).
+  void build_working_incidences() {
+    const ProblemView<T> p = p_;
+    const int nb = p.num_bodies;
+    int *count = ptr(working_incidence_count_), *begin = ptr(working_incidence_begin_);
+    int* list = ptr(working_incidence_);
+    const int* held = ptr(held_);
+    exec.for_each(nb + 1, [=] STAGGER_HD(int s) {
+      int c = 0;
+      if (s < nb)
+        for (int e = p.incidence_begin[s]; e < p.incidence_begin[s + 1]; ++e) c += held[p.incidence[e] >> 1] ? 0 : 1;
+      count[s] = c;
+    });
+    exec.exclusive_scan(count, nb + 1, begin);
+    exec.for_each(nb, [=] STAGGER_HD(int s) {
+      int o = begin[s];
+      for (int e = p.incidence_begin[s]; e < p.incidence_begin[s + 1]; ++e)
+        if (!held[p.incidence[e] >> 1]) list[o++] = p.incidence[e];
+    });
   }
 
   // After an outer iteration's error evaluation: count it, keep each island's best pair (errors
