@@ -633,10 +633,10 @@ struct StaggeredBatched {
     }
   }
 
-  // --- the working set (SolveControls::working_set; docs/method.md, "The working set") ----------
+  // --- the working set (SolveControls::working_set; docs/method.md, "The working set of a Coulomb APGD step")
   // Most of a shaken bed's contacts carry no impulse (the margins take in neighbours that do not touch),
   // yet every APGD iteration would run its trial point and gradient over them. The first Coulomb QP of
-  // a step holds at zero the contacts that carry none at its start and would not close there; its
+  // a step holds at zero the contacts that carry none at its start and are not closing nor about to; its
   // iterations skip them (a flag per contact: no reordering, so the loops keep their memory order), and
   // every kWorkingCheckInterval accepted iterations, and once more when an island stops, the held
   // contacts read their rows from the bodies' velocities, and those that would close join.
@@ -647,7 +647,7 @@ struct StaggeredBatched {
   // A contact whose normal row at the QP's start is below this fraction of the island's RMS free
   // velocity (|b| over the square root of its rows) works from the start although it does not close
   // yet: the iterations would close many such, and each that joins late costs the island iterations
-  // (its best point starts again). Whole demo on one thread (4 s of the bed, 2026-11-29): 0 gave 15.51
+  // (its best point starts again). The whole demo on one thread (2026-11-29): 0 gave 15.51
   // APGD iterations a step against 13.48 without a working set, 0.1 13.51 (0.2 13.45), and 15.01 s against
   // 15.46 s at 0 and 16.78 s without.
   static constexpr double kWorkingMargin = 0.1;
@@ -682,7 +682,8 @@ struct StaggeredBatched {
   }
 
   // The check: for the islands due (kWorkingCheckInterval accepted iterations since the last, or just
-  // stopped and not yet checked since), each held contact whose rows at zero impulse, from the bodies'
+  // stopped and not yet checked since; one stopped by max_iterations is not: its error is then measured
+  // over every contact), each held contact whose rows at zero impulse, from the bodies'
   // velocities (x's: the island's last trial was accepted), give a natural-map residual joins, with
   // those rows as its g(x) and g(x_prev) (the momentum goes on), and the island's best point starts
   // again, since its residual now counts it. Returns whether any island's set grew.
