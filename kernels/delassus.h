@@ -114,7 +114,9 @@ STAGGER_HD STAGGER_INLINE void contact_rows_of(const P& p, int k, Vec3<T> vel, T
   if (p.compliance) g_a += p.compliance[k] * alpha;
   friction_rows(p, with_tangential_spring(p, k, vel, beta), g_b);
 }
-// The same for a contact whose unknowns are all zero (one a working set holds, host/solve/staggered_batched.h).
+// The same for a contact whose unknowns are all zero (one a working set holds, host/solve/staggered_batched.h),
+// without the compliance term: it is zero, and adding it would turn a -0 row into +0, so that a rigid
+// contact beside compliant bodies would no longer step as in a rigid scene (a test checks that, bit for bit).
 template <class P, class T = typename P::Real>
 STAGGER_HD STAGGER_INLINE void contact_rows_at_zero(const P& p, int k, Vec3<T> vel, T normal_shift, T& g_a, T* g_b) {
   g_a = vel.x - p.rhs[k] + normal_shift;

@@ -64,7 +64,7 @@ struct StaggeredBatched {
   bool use_working_ = false;
   bool working_set_ = false;     // SolveControls::working_set
   long long working_grown_ = 0;  // checks that found contacts to join (for tests)
-  Array<int> held_, join_, check_due_, since_check_, final_checked_, island_joins_, block_joins_;
+  Array<int> held_, check_due_, since_check_, final_checked_, island_joins_, block_joins_;
   // The bodies' incidences of the contacts not held, in their order: what the iterations' gather reads.
   Array<int> working_incidence_count_, working_incidence_begin_, working_incidence_;
   Unknowns cur_, best_, xbest_;
@@ -187,7 +187,7 @@ struct StaggeredBatched {
       Exec::fill(*v, ni, 0);
     Exec::fill(stats_, ni, IslandStats{});
     if (working_set_) {  // a step's contacts are new: none is held until a QP's start says so
-      for (Array<int>* v : {&held_, &join_}) Exec::fill(*v, nc, 0);
+      Exec::fill(held_, nc, 0);
       for (Array<int>* v : {&check_due_, &since_check_, &final_checked_, &island_joins_}) Exec::fill(*v, ni, 0);
       for (Array<int>* v : {&working_incidence_count_, &working_incidence_begin_}) Exec::fill(*v, size_t(nb) + 1, 0);
       Exec::fill(working_incidence_, 2 * size_t(nc), 0);
@@ -705,20 +705,18 @@ struct StaggeredBatched {
     });
     if (!exec.any(check_due_, p.num_islands)) return false;
     const int nt = p.friction_dims;
-    int *held = ptr(held_), *join = ptr(join_);
+    int* held = ptr(held_);
     const T* shift = method_shifts_ ? ptr(shift_) : nullptr;
     const ContactVelocity<T> vel = contact_velocities();
     block_reduce(
         check_due_,
         [=] STAGGER_HD(int k) {
-          join[k] = 0;
           if (!held[k]) return 0;
           const T zero[P::kFrictionCapacity] = {};
           T ga, gb[P::kFrictionCapacity];
           contact_rows_at_zero(p, k, vel(k), shift ? shift[k] : T(0), ga, gb);
           if (!(natural_map_residual2_of_values(p, k, T(0), zero, ga, gb, /*coulomb=*/true) > T(0))) return 0;
           held[k] = 0;
-          join[k] = 1;
           for (int b = 0; b < 3; ++b) {
             g.alpha[b][k] = ga;
             copy_friction(nt, gb, g.beta[b] + k * nt);
