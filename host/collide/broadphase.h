@@ -75,8 +75,9 @@ class Broadphase {
   // The grid search. Its candidates are the pairs whose boxes, grown by the skin, overlap (all of
   // them: the cell is as wide as the widest grown box, so such a pair's centres lie in neighbouring
   // cells), in the order of (a, b); it serves every later step in which the same bodies are regular
-  // and each one's box still lies within its grown box: every pair whose boxes overlap then is a
-  // candidate, and the pairs are those candidates, in the order a new search would give them.
+  // and each one's box still lies within its grown box, as searched or all moved by the bodies' mean
+  // displacement: every pair whose boxes overlap then is a candidate, and the pairs are those
+  // candidates, in the order a new search would give them.
   bool search_still_serves(const std::vector<char>& regular) const;
   void search_grid(const Bodies& bodies, const std::vector<char>& regular, double cell, double skin);
   void grid_pairs_from_candidates(std::vector<BodyPair>& pairs);  // appended to pairs
