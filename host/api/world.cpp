@@ -156,6 +156,7 @@ stagger::WorldOptions world_options(const Options& options, std::string& backend
   if (const char* scale = std::getenv("STAGGER_WARM_SCALE")) w.controls.scale_warm_start = std::atoi(scale) != 0;
   if (const char* cone = std::getenv("STAGGER_TRESCA_CONE_CHECK")) w.controls.tresca_cone_check = std::atoi(cone) != 0;
   if (const char* set = std::getenv("STAGGER_WORKING_SET")) w.controls.working_set = std::atoi(set) != 0;
+  if (const char* sink = std::getenv("STAGGER_SINKING_SWEEPS")) w.controls.sinking_sweeps = std::atoi(sink) != 0;
   // STAGGER_BLOCK_SIZE=N: contacts per block (the unit a thread takes and a reduction sums; for measurements).
   if (const char* block = std::getenv("STAGGER_BLOCK_SIZE")) w.controls.block_size = std::max(0, std::atoi(block));
   return w;

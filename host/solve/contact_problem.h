@@ -34,6 +34,8 @@ struct ContactProblem {
   std::vector<int> incidence_begin, incidence;  // filled by finalize()
 
   std::vector<int> island_contact_begin{0}, island_body_begin{0};
+  // The step's h, for measures in lengths (the sinking sweeps); 0 when unknown (a hand-made problem).
+  double time_step = 0;
 
   // Warm start (same layout as the result); empty means zero.
   std::vector<double> alpha_warm, beta_warm;
@@ -67,6 +69,7 @@ struct IslandStats {
   int inner_iterations = 0;   // APGD iterations of all QPs of the island
   int sweeps = 0;             // Gauss-Seidel sweeps of its polish (host/solve/staggered_batched.h)
   int newton_steps = 0;       // Newton steps of its exact solve (host/solve/exact_ccp.h), if it had one
+  int sinking_updates = 0;    // contact updates its sinking sweeps kept (SolveControls::sinking_sweeps)
   bool converged = false;
   double error = 0;           // natural-map error of the returned impulses
 };
@@ -131,6 +134,12 @@ struct SolveControls {
   // "the working set"; STAGGER_WORKING_SET=0 turns it off). Another trajectory than without, to the same
   // tolerance; the other methods' QPs never use it.
   bool working_set = true;
+  // After the solve, granular islands' contacts whose normal row lets them sink by more than
+  // kSinkingFraction of their lever arm within the step take Gauss-Seidel updates, kept only where they
+  // leave the island's largest such ratio lower and its natural-map error within its tolerance (or no
+  // worse); CPU executors (host/solve/staggered_batched.h, "the sinking sweeps"). Off by default: an
+  // experiment (docs/method.md; STAGGER_SINKING_SWEEPS=1).
+  bool sinking_sweeps = false;
 };
 
 }  // namespace stagger

@@ -54,6 +54,7 @@ void build_problem_structure(const Bodies& bodies, const Contacts& contacts, con
                              ContactProblem& p, std::vector<int>& source) {
   const int ni = islands.count(), nc = int(islands.contact_order.size()), nb = int(islands.bodies.size());
   p.set_friction_model(solver.friction_model, solver.pyramid_facets);
+  p.time_step = settings.h;
   const int nt = p.friction_dims;
 
   // Bodies -> slots.

@@ -88,6 +88,8 @@ struct StaggeredBatched {
   Unknowns sweep_;
   bool sweep_sized_ = false;
   Array<T> sweep_error_;
+  Array<T> sinking_ratio_, sinking_error_;  // per island: the largest sinking ratio, the error after the sweeps
+  Array<int> sinking_;                      // islands whose sweeps are measured
   bool any_polishing_ = false;
   bool any_staggered_ = false, any_tresca_ = false;
   bool cone_check_ = false;  // SolveControls::tresca_cone_check
@@ -1377,6 +1379,119 @@ struct StaggeredBatched {
     }
     impulses(cur_, all_);  // the bodies' velocities after the impulses, on either path
     velocities_from_impulses(all_);
+    if constexpr (Exec::kPolish)
+      if (controls.sinking_sweeps && !p_.pyramid && structure.time_step > 0) sinking_sweeps(structure.time_step);
+  }
+
+  // --- the sinking sweeps (SolveControls::sinking_sweeps; docs/method.md) ---------------------------
+  // An island's error is a norm over all its rows, so one contact of a large island may keep a normal
+  // velocity error that lets it sink by a good part of the tolerance times the island's |b| within the
+  // step: the 10k pour's deepest overlaps (95 um, 0.95% of the radius) are single contacts left so by
+  // converged steps. Gauss-Seidel updates of just those contacts (kernels/gauss_seidel.h: each solves
+  // its own Coulomb problem against its bodies' current velocities) remove it, and the contacts they
+  // push on are checked again, for at most kSinkingRounds rounds. Kept only where the island's largest
+  // sinking ratio ends lower and its natural-map error within its tolerance or no worse than the
+  // solve's; otherwise the solve's answer stands.
+
+  // A contact sinks when h times its normal row's shortfall (-(J_n v - c)) exceeds this fraction of its
+  // lever arm (a sphere's radius).
+  static constexpr double kSinkingFraction = 0.005;
+  static constexpr int kSinkingRounds = 20;
+
+  // Contact k's shortfall over what it may sink, rate = kSinkingFraction / h (> 1: it sinks).
+  template <class P>
+  static STAGGER_HD T sinking_ratio(const P& p, int k, const T* alpha, const T* beta, Vec3<T> velocity, T rate) {
+    T g_n, g_t[P::kFrictionCapacity];
+    contact_rows_of(p, k, velocity, T(0), alpha[k], beta, g_n, g_t);
+    T arm = std::numeric_limits<T>::infinity();
+    if (p.slot_a[k] >= 0) arm = min_of(arm, T(norm(p.r_a[k])));
+    if (p.slot_b[k] >= 0) arm = min_of(arm, T(norm(p.r_b[k])));
+    return -g_n / (rate * arm);
+  }
+
+  // Host memory throughout (it runs on kPolish executors only): the masks and ratios are read and
+  // written here directly.
+  void sinking_sweeps(double h) {
+    const ConeView<T> p(p_);
+    const T rate = T(kSinkingFraction / h);
+    T *a = ptr(cur_.alpha), *b = ptr(cur_.beta);
+    Vec3<T>*v = ptr(v_), *w = ptr(w_);
+    Exec::fill(sinking_, p.num_islands, 0);
+    int* granular = ptr(sinking_);
+    exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
+      granular[i] = granular_island(p.island_contact_begin[i + 1] - p.island_contact_begin[i]) ? 1 : 0;
+    });
+    if (!exec.any(sinking_, p.num_islands)) return;
+    block_reduce(
+        sinking_, [=] STAGGER_HD(int k) { return sinking_ratio(p, k, a, b, contact_velocity(p, k, v, w), rate); },
+        MaxOp{}, T(0), block_value_);
+    Exec::fill(sinking_ratio_, p.num_islands, T(0));
+    island_reduce(sinking_, block_value_, MaxOp{}, T(0), sinking_ratio_);
+    const T* ratio0 = ptr(sinking_ratio_);
+    // The islands with a sinking contact, each swept alone (host memory: CPU executors), its answer
+    // saved first.
+    std::vector<int> swept;
+    for (int i = 0; i < p.num_islands; ++i)
+      if (granular[i] && ratio0[i] > T(1)) swept.push_back(i);
+    if (swept.empty()) return;
+    struct Saved {
+      std::vector<T> alpha, beta;
+      std::vector<Vec3<T>> v, w;
+      int updates = 0;
+      T ratio = T(0);
+    };
+    std::vector<Saved> saved(swept.size());
+    std::vector<int> sinking;
+    for (std::size_t j = 0; j < swept.size(); ++j) {
+      const int i = swept[j];
+      const int begin = p.island_contact_begin[i], end = p.island_contact_begin[i + 1];
+      const int first = p.island_body_begin[i], last = p.island_body_begin[i + 1];
+      Saved& s = saved[j];
+      s.alpha.assign(a + begin, a + end);
+      s.beta.assign(b + 2 * std::size_t(begin), b + 2 * std::size_t(end));
+      s.v.assign(v + first, v + last);
+      s.w.assign(w + first, w + last);
+      auto find_sinking = [&] {
+        sinking.clear();
+        T worst = T(0);
+        for (int k = begin; k < end; ++k) {
+          const T r = sinking_ratio(p, k, a, b, contact_velocity(p, k, v, w), rate);
+          worst = max_of(worst, r);
+          if (r > T(1)) sinking.push_back(k);
+        }
+        return worst;
+      };
+      find_sinking();
+      for (int round = 0; round < kSinkingRounds && !sinking.empty(); ++round) {
+        for (int k : sinking) gauss_seidel_contact(p, k, a, b, v, w);
+        s.updates += int(sinking.size());
+        s.ratio = find_sinking();
+      }
+    }
+    // The errors after the sweeps, measured as the solve measures them; then keep or restore.
+    for (int i = 0; i < p.num_islands; ++i) granular[i] = 0;
+    for (int i : swept) granular[i] = 1;
+    Exec::fill(sinking_error_, p.num_islands, T(0));
+    errors_at_body_velocities(p, cur_, sinking_, sinking_error_);
+    const T* error = ptr(sinking_error_);
+    const T* tolerance = ptr(tolerance_);
+    IslandStats* stats = ptr(stats_);
+    for (std::size_t j = 0; j < swept.size(); ++j) {
+      const int i = swept[j];
+      const Saved& s = saved[j];
+      const bool better = s.ratio < ratio0[i] && error[i] <= max_of(tolerance[i], T(stats[i].error));
+      if (better) {
+        stats[i].error = double(error[i]);
+        stats[i].converged = error[i] <= tolerance[i];
+        stats[i].sinking_updates += s.updates;
+        continue;
+      }
+      const int begin = p.island_contact_begin[i], first = p.island_body_begin[i];
+      std::copy(s.alpha.begin(), s.alpha.end(), a + begin);
+      std::copy(s.beta.begin(), s.beta.end(), b + 2 * std::size_t(begin));
+      std::copy(s.v.begin(), s.v.end(), v + first);
+      std::copy(s.w.begin(), s.w.end(), w + first);
+    }
   }
 
   // The last run's result on the host, in double; the velocities only when asked for (the resident
