@@ -1417,11 +1417,13 @@ struct StaggeredBatched {
     T *a = ptr(cur_.alpha), *b = ptr(cur_.beta);
     Vec3<T>*v = ptr(v_), *w = ptr(w_);
     Exec::fill(sinking_, p.num_islands, 0);
-    int* granular = ptr(sinking_);
-    exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
-      granular[i] = granular_island(p.island_contact_begin[i + 1] - p.island_contact_begin[i]) ? 1 : 0;
-    });
-    if (!exec.any(sinking_, p.num_islands)) return;
+    int* mask = ptr(sinking_);  // first the granular islands, then those swept
+    bool any = false;
+    for (int i = 0; i < p.num_islands; ++i) {
+      mask[i] = granular_island(p.island_contact_begin[i + 1] - p.island_contact_begin[i]) ? 1 : 0;
+      any = any || mask[i];
+    }
+    if (!any) return;
     block_reduce(
         sinking_, [=] STAGGER_HD(int k) { return sinking_ratio(p, k, a, b, contact_velocity(p, k, v, w), rate); },
         MaxOp{}, T(0), block_value_);
@@ -1432,7 +1434,7 @@ struct StaggeredBatched {
     // saved first.
     std::vector<int> swept;
     for (int i = 0; i < p.num_islands; ++i)
-      if (granular[i] && ratio0[i] > T(1)) swept.push_back(i);
+      if (mask[i] && ratio0[i] > T(1)) swept.push_back(i);
     if (swept.empty()) return;
     struct Saved {
       std::vector<T> alpha, beta;
@@ -1469,8 +1471,8 @@ struct StaggeredBatched {
       }
     }
     // The errors after the sweeps, measured as the solve measures them; then keep or restore.
-    for (int i = 0; i < p.num_islands; ++i) granular[i] = 0;
-    for (int i : swept) granular[i] = 1;
+    for (int i = 0; i < p.num_islands; ++i) mask[i] = 0;
+    for (int i : swept) mask[i] = 1;
     Exec::fill(sinking_error_, p.num_islands, T(0));
     errors_at_body_velocities(p, cur_, sinking_, sinking_error_);
     const T* error = ptr(sinking_error_);
