@@ -354,6 +354,7 @@ TEST_CASE("the sinking sweeps lower an island's deepest sinking within its toler
   const Scene scene = load_scene(std::string(STAGGER_SOURCE_DIR) + "/scenes/brazil_nut_small.json");
   World world(scene);
   SolveControls off, on;
+  off.sinking_sweeps = false;
   on.sinking_sweeps = true;
   int kept = 0, sweeping = 0;
   for (int step = 1; step <= 400; ++step) {

@@ -137,9 +137,9 @@ struct SolveControls {
   // After the solve, granular islands' contacts whose normal row lets them sink by more than
   // kSinkingFraction of their lever arm within the step take Gauss-Seidel updates, kept only where they
   // leave the island's largest such ratio lower and its natural-map error within its tolerance (or no
-  // worse); CPU executors (host/solve/staggered_batched.h, "the sinking sweeps"). Off by default: an
-  // experiment (docs/method.md; STAGGER_SINKING_SWEEPS=1).
-  bool sinking_sweeps = false;
+  // worse); CPU executors (host/solve/staggered_batched.h, "the sinking sweeps"; docs/method.md).
+  // STAGGER_SINKING_SWEEPS=0 turns them off (for comparison).
+  bool sinking_sweeps = true;
 };
 
 }  // namespace stagger
