@@ -1403,6 +1403,9 @@ struct StaggeredBatched {
   static STAGGER_HD T sinking_ratio(const P& p, int k, const T* alpha, const T* beta, Vec3<T> velocity, T rate) {
     T g_n, g_t[P::kFrictionCapacity];
     contact_rows_of(p, k, velocity, T(0), alpha[k], beta, g_n, g_t);
+    // Most contacts do not sink at all: their ratio is at most 0, what the maxima start from, and the
+    // lever arms' square roots are not needed (this pass runs after every solve).
+    if (!(g_n < T(0))) return T(0);
     T arm = std::numeric_limits<T>::infinity();
     if (p.slot_a[k] >= 0) arm = min_of(arm, T(norm(p.r_a[k])));
     if (p.slot_b[k] >= 0) arm = min_of(arm, T(norm(p.r_b[k])));
