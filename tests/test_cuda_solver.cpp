@@ -51,9 +51,10 @@ TEST_CASE("the CUDA backend equals the CPU backends on island problems", "[cuda]
           ContactProblem p = random_problem(seed, shape.islands, shape.bodies, shape.contacts, 0.2, model, 8);
           CudaSolver cuda;
           BatchedSolver cpu;
-          SolveControls same;  // the CUDA backend's algorithm: no polish, no exact solve (CudaExec::kPolish)
+          SolveControls same;  // the CUDA backend's algorithm: no polish, no exact solve, no sinking sweeps (CudaExec::kPolish)
           same.polish = false;
           same.exact_small_islands = false;
+          same.sinking_sweeps = false;
           SolveResult g = cuda.solve(p, tight(method)), c = cpu.solve(p, tight(method), same);
           REQUIRE(g.islands.size() == c.islands.size());
           for (size_t i = 0; i < g.islands.size(); ++i) {
@@ -95,6 +96,7 @@ TEST_CASE("the CUDA backend does not polish: a stalled island runs the outer loo
   SolveControls plain = test_controls();
   plain.polish = false;
   plain.exact_small_islands = false;
+  plain.sinking_sweeps = false;
   const SolveResult g = CudaSolver{}.solve(p, s);
   const SolveResult c = BatchedSolver{}.solve(p, s, plain);
   REQUIRE(g.islands[0].converged);
@@ -113,8 +115,9 @@ TEST_CASE("the CUDA dense small-island path (cuBLAS products) finds the CPU's im
       ContactProblem p = varied_problem(seed, 40, 20, 0.2, model, 6);
       SolveControls matrix_free;
       matrix_free.dense_max_contacts = 0;
-      matrix_free.polish = false;  // the CUDA backend has neither (CudaExec::kPolish)
+      matrix_free.polish = false;  // the CUDA backend has none of these (CudaExec::kPolish)
       matrix_free.exact_small_islands = false;
+      matrix_free.sinking_sweeps = false;
       BatchedSolver cpu;
       const SolveResult c = cpu.solve(p, tight(), matrix_free);
       for (int threshold : {8, 32}) {
@@ -158,11 +161,12 @@ TEST_CASE("the CUDA backend and the CPU backend agree step by step", "[cuda][wor
     scene.solver.max_outer_iterations = 400;
     scene.solver.max_inner_iterations = 5000;
     // The CUDA backend's algorithm on the CPU: no polish (CudaExec::kPolish), which 400 outer
-    // iterations at 1e-11 would otherwise reach on the card house (found on an H100), and no exact
-    // solve of an island left unconverged.
+    // iterations at 1e-11 would otherwise reach on the card house (found on an H100), no exact
+    // solve of an island left unconverged, and no sinking sweeps.
     WorldOptions same;
     same.controls.polish = false;
     same.controls.exact_small_islands = false;
+    same.controls.sinking_sweeps = false;
     World cpu(scene, same), gpu(scene, on_backend(SolverBackend::cuda));
     for (int s = 0; s < 200; ++s) {
       cpu.step();
