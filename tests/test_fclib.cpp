@@ -5,6 +5,10 @@
 #include <Eigen/Eigenvalues>
 
 #include <cmath>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -14,6 +18,10 @@
 #include "fclib/fclib_io.h"
 #include "helpers.h"
 #include "problem_builders.h"
+
+#ifdef STAGGER_TEST_HDF5
+#include <hdf5.h>
+#endif
 
 using namespace stagger;
 using namespace stagger::test;
@@ -212,3 +220,160 @@ TEST_CASE("export-fclib and solve-fclib: files, CSV, errors", "[fclib][cli]") {
   CHECK(late.err.find("has no contacts") != std::string::npos);
   fs::remove_all(dir);
 }
+
+#ifdef STAGGER_TEST_HDF5
+namespace {
+
+// Replaces the dataset at `path` of an HDF5 file by `values` (integers, doubles, or a string).
+template <class T>
+void replace_dataset(const std::string& file, const std::string& path, const std::vector<T>& values) {
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  REQUIRE(f >= 0);
+  if (H5Lexists(f, path.c_str(), H5P_DEFAULT) > 0) REQUIRE(H5Ldelete(f, path.c_str(), H5P_DEFAULT) >= 0);
+  const hsize_t n = values.size();
+  const hid_t type = std::is_same_v<T, int> ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE;
+  const hid_t space = H5Screate_simple(1, &n, nullptr);
+  const hid_t set = H5Dcreate2(f, path.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  REQUIRE(set >= 0);
+  REQUIRE(H5Dwrite(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
+  H5Dclose(set);
+  H5Sclose(space);
+  H5Fclose(f);
+}
+void replace_with_string(const std::string& file, const std::string& path) {
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  REQUIRE(f >= 0);
+  if (H5Lexists(f, path.c_str(), H5P_DEFAULT) > 0) REQUIRE(H5Ldelete(f, path.c_str(), H5P_DEFAULT) >= 0);
+  const hid_t type = H5Tcopy(H5T_C_S1);
+  H5Tset_size(type, 6);
+  const hid_t space = H5Screate(H5S_SCALAR);
+  const hid_t set = H5Dcreate2(f, path.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  REQUIRE(set >= 0);
+  REQUIRE(H5Dwrite(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, "hello") >= 0);
+  H5Dclose(set);
+  H5Sclose(space);
+  H5Tclose(type);
+  H5Fclose(f);
+}
+void add_group(const std::string& file, const std::string& path) {
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  REQUIRE(f >= 0);
+  const hid_t g = H5Gcreate2(f, path.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  REQUIRE(g >= 0);
+  H5Gclose(g);
+  H5Fclose(f);
+}
+template <class T>
+std::vector<T> read_dataset(const std::string& file, const std::string& path) {
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const hid_t set = H5Dopen2(f, path.c_str(), H5P_DEFAULT);
+  const hid_t space = H5Dget_space(set);
+  std::vector<T> values(std::size_t(H5Sget_simple_extent_npoints(space)));
+  H5Dread(set, std::is_same_v<T, int> ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+          values.data());
+  H5Sclose(space);
+  H5Dclose(set);
+  H5Fclose(f);
+  return values;
+}
+
+}  // namespace
+
+// libfclib's reader sized its buffers by the counts stored in the file and read each array whole
+// into them: an index array longer than nzmax said overran the heap (segfaults, "double free"), and
+// any HDF5 error ended the process. Each damage below must be refused with exit 2 and a message that
+// names what is wrong, and random byte damage must never end the command by a signal.
+TEST_CASE("solve-fclib refuses damaged FCLIB files with exit 2, never a crash", "[fclib][cli]") {
+  fs::path dir = ::test::temp_dir("fclib_damaged");
+  World world = stepped_stack(3);
+  const LocalProblem lp = local_problem(world.problem(), 0);
+  REQUIRE(lp.contacts() >= 2);
+  const std::string good = (dir / "good.hdf5").string();
+  Eigen::VectorXd r = Eigen::VectorXd::Zero(3 * lp.contacts());
+  write_fclib_local(good, lp, &r, "damaged", "test");
+  REQUIRE(::test::stagger("solve-fclib " + good, dir).code == 0);
+  const std::vector<int> nzmax = read_dataset<int>(good, "/fclib_local/W/nzmax");
+  const std::vector<int> pointers = read_dataset<int>(good, "/fclib_local/W/p");
+  std::vector<int> rows = read_dataset<int>(good, "/fclib_local/W/i");
+  REQUIRE(read_dataset<int>(good, "/fclib_local/W/nz") == std::vector<int>{-1});  // compressed columns
+  REQUIRE(pointers.size() > 3);
+
+  struct Damage {
+    const char* what;
+    std::function<void(const std::string&)> apply;
+    const char* message;  // what the error says
+  };
+  std::vector<int> out_of_order = pointers;
+  std::swap(out_of_order[1], out_of_order[2]);
+  out_of_order[1] += 1;  // p[1] > p[2]
+  std::vector<int> far_row = rows;
+  far_row[rows.size() / 2] = 1000000;
+  const std::vector<Damage> damages{
+      {"nzmax shorter than the arrays (the heap overrun)",
+       [&](const std::string& f) { replace_dataset(f, "/fclib_local/W/nzmax", std::vector<int>{nzmax[0] - 5}); },
+       "values where"},
+      {"a row index outside W", [&](const std::string& f) { replace_dataset(f, "/fclib_local/W/i", far_row); },
+       "outside its"},
+      {"column pointers out of order",
+       [&](const std::string& f) { replace_dataset(f, "/fclib_local/W/p", out_of_order); }, "out of order"},
+      {"spacedim 0 (libfclib divided by it)",
+       [&](const std::string& f) { replace_dataset(f, "/fclib_local/spacedim", std::vector<int>{0}); }, "spacedim 0"},
+      {"an unknown sparse layout",
+       [&](const std::string& f) { replace_dataset(f, "/fclib_local/W/nz", std::vector<int>{-3}); },
+       "describe no sparse matrix"},
+      {"q one value short",
+       [&](const std::string& f) {
+         replace_dataset(f, "/fclib_local/vectors/q", std::vector<double>(3 * lp.contacts() - 1, 0.0));
+       },
+       "values where"},
+      {"mu a string", [&](const std::string& f) { replace_with_string(f, "/fclib_local/vectors/mu"); },
+       "is not numbers"},
+      {"a non-finite q",
+       [&](const std::string& f) {
+         replace_dataset(f, "/fclib_local/vectors/q", std::vector<double>(3 * lp.contacts(), std::nan("")));
+       },
+       "not finite"},
+      {"equality constraints", [&](const std::string& f) { add_group(f, "/fclib_local/R"); }, "equality constraints"},
+      {"a solution of the wrong length",
+       [&](const std::string& f) { replace_dataset(f, "/solution/r", std::vector<double>(2, 0.0)); }, "values where"},
+  };
+  for (const Damage& damage : damages) {
+    CAPTURE(damage.what);
+    const std::string file = (dir / "damaged.hdf5").string();
+    fs::copy_file(good, file, fs::copy_options::overwrite_existing);
+    damage.apply(file);
+    std::optional<Eigen::VectorXd> solution;
+    CHECK_THROWS_WITH(read_fclib_local(file, &solution), Catch::Contains(damage.message));
+    ::test::Outcome solved = ::test::stagger("solve-fclib " + file, dir);
+    CHECK(solved.code == 2);
+    CHECK(solved.err.rfind("error: " + file + ": $: ", 0) == 0);
+    CHECK(solved.err.find(damage.message) != std::string::npos);
+  }
+
+  // Random bytes overwritten anywhere in the file: the command ends with 0, 1 (a damaged value that
+  // does not converge) or 2, never by a signal (the shell reports one as 128 + its number).
+  std::string bytes;
+  {
+    std::ifstream in(good, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  std::mt19937 random(7);
+  int refused = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    std::string damaged = bytes;
+    for (int j = 0; j < 2; ++j)
+      damaged[std::uniform_int_distribution<std::size_t>(0, damaged.size() - 1)(random)] = char(random() & 0xff);
+    const std::string file = (dir / "random.hdf5").string();
+    std::ofstream(file, std::ios::binary) << damaged;
+    ::test::Outcome solved = ::test::stagger("solve-fclib " + file + " --max-outer 50", dir);
+    CAPTURE(trial, solved.err);
+    CHECK(solved.code <= 2);
+    if (solved.code == 2) {
+      CHECK(solved.err.rfind("error: " + file + ": $: ", 0) == 0);
+      ++refused;
+    }
+  }
+  CHECK(refused > 0);  // the damage reached what is read
+  fs::remove_all(dir);
+}
+#endif

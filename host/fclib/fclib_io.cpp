@@ -2,8 +2,10 @@
 #include "fclib/fclib_io.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -46,32 +48,99 @@ struct CscView {
   }
 };
 
-Eigen::SparseMatrix<double> to_eigen(const fclib_matrix& m) {
-  Eigen::SparseMatrix<double> w(m.m, m.n);
-  std::vector<Eigen::Triplet<double>> t;
-  if (m.nz >= 0) {  // triplets: p row indices, i column indices
-    for (int k = 0; k < m.nz; ++k) t.emplace_back(m.p[k], m.i[k], m.x[k]);
-  } else if (m.nz == -1) {  // compressed columns
-    for (int c = 0; c < m.n; ++c)
-      for (int k = m.p[c]; k < m.p[c + 1]; ++k) t.emplace_back(m.i[k], c, m.x[k]);
-  } else {  // compressed rows
-    for (int r = 0; r < m.m; ++r)
-      for (int k = m.p[r]; k < m.p[r + 1]; ++k) t.emplace_back(r, m.i[k], m.x[k]);
+// Reads an FCLIB local problem with HDF5 directly. libfclib's reader sizes each array by counts stored
+// beside it in the file (nzmax, m, n, nz), reads the array whole into that buffer and ends the process
+// on any HDF5 error: a damaged file overran its heap (segfaults, aborts) or ended the process with
+// "HDF5 call failed" before the command could say what was wrong. Here every dataset is checked
+// (there, numeric, the count the others imply) before it is read, every index before it is used, and
+// every failure is an exception that names the dataset. libfclib still writes the files.
+class FclibReader {
+ public:
+  explicit FclibReader(const std::string& path) : file_(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT)) {
+    if (file_ < 0) throw std::runtime_error("not an FCLIB local problem (HDF5 cannot open it)");
   }
-  w.setFromTriplets(t.begin(), t.end());
-  return w;
-}
+  ~FclibReader() { H5Fclose(file_); }
+  FclibReader(const FclibReader&) = delete;
+  FclibReader& operator=(const FclibReader&) = delete;
 
-// Whether the FCLIB file at `path` has a group named `name`. libfclib's readers end the process when
-// a group they open is missing ("HDF5 call failed", exit 1), and an FCLIB problem need not carry a
-// solution: look before reading one.
-bool has_group(const std::string& path, const char* name) {
-  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (file < 0) return false;
-  const htri_t exists = H5Lexists(file, name, H5P_DEFAULT);
-  H5Fclose(file);
-  return exists > 0;
-}
+  // Whether every link of `path` (absolute) exists.
+  bool exists(const std::string& path) const {
+    for (std::size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
+      if (H5Lexists(file_, path.substr(0, slash).c_str(), H5P_DEFAULT) <= 0) return false;
+      if (slash == std::string::npos) return true;
+    }
+  }
+
+  // The `count` values of the numeric dataset at `path` (integers where `integers`).
+  std::vector<int> integers(const std::string& path, long long count) const { return values<int>(path, count, true); }
+  std::vector<double> numbers(const std::string& path, long long count) const { return values<double>(path, count, false); }
+  int integer(const std::string& path) const { return integers(path, 1)[0]; }
+
+  // The sparse matrix of `group`, in any of FCLIB's three layouts (triplets, compressed columns or rows).
+  Eigen::SparseMatrix<double> matrix(const std::string& group) const {
+    const int nzmax = integer(group + "/nzmax"), m = integer(group + "/m"), n = integer(group + "/n"),
+              nz = integer(group + "/nz");
+    if (nzmax < 0 || m < 0 || n < 0 || nz < -2 || nz > nzmax)
+      throw std::runtime_error(fmt::format("{}: nzmax {}, m {}, n {}, nz {} describe no sparse matrix", group, nzmax, m, n, nz));
+    std::vector<Eigen::Triplet<double>> t;
+    const std::vector<double> x = numbers(group + "/x", nzmax);
+    const auto entry = [&](long long row, long long column, long long k) {
+      if (row < 0 || row >= m || column < 0 || column >= n)
+        throw std::runtime_error(fmt::format("{} has an entry at ({}, {}), outside its {} x {}", group, row, column, m, n));
+      if (!std::isfinite(x[k])) throw std::runtime_error(fmt::format("{}/x: a value is not finite", group));
+      t.emplace_back(int(row), int(column), x[k]);
+    };
+    if (nz >= 0) {  // triplets: p the row indices, i the column indices
+      const std::vector<int> rows = integers(group + "/p", nz), columns = integers(group + "/i", nz);
+      for (int k = 0; k < nz; ++k) entry(rows[k], columns[k], k);
+    } else {  // compressed columns (-1) or rows (-2): p[j]..p[j + 1] are line j's entries in i and x
+      const bool by_columns = nz == -1;
+      const int lines = by_columns ? n : m;
+      const std::vector<int> begin = integers(group + "/p", (long long)lines + 1), index = integers(group + "/i", nzmax);
+      if (begin[0] != 0) throw std::runtime_error(fmt::format("{}/p: the first pointer is {}, not 0", group, begin[0]));
+      for (int j = 0; j < lines; ++j) {
+        if (begin[j + 1] < begin[j] || begin[j + 1] > nzmax)
+          throw std::runtime_error(fmt::format("{}/p: pointer {} ({}) is out of order or past the {} entries", group,
+                                               j + 1, begin[j + 1], nzmax));
+        for (int k = begin[j]; k < begin[j + 1]; ++k) by_columns ? entry(index[k], j, k) : entry(j, index[k], k);
+      }
+    }
+    Eigen::SparseMatrix<double> w(m, n);
+    w.setFromTriplets(t.begin(), t.end());
+    return w;
+  }
+
+ private:
+  template <class T>
+  std::vector<T> values(const std::string& path, long long count, bool integers) const {
+    if (!exists(path)) throw std::runtime_error(fmt::format("not an FCLIB local problem: {} is missing", path));
+    const hid_t set = H5Dopen2(file_, path.c_str(), H5P_DEFAULT);
+    if (set < 0) throw std::runtime_error(fmt::format("not an FCLIB local problem: {} is not a dataset", path));
+    const hid_t space = H5Dget_space(set), type = H5Dget_type(set);
+    const long long n = space < 0 ? -1 : (long long)H5Sget_simple_extent_npoints(space);
+    const int kind = type < 0 ? -1 : int(H5Tget_class(type));
+    if (type >= 0) H5Tclose(type);
+    if (space >= 0) H5Sclose(space);
+    std::string wrong;
+    if (integers ? kind != H5T_INTEGER : kind != H5T_INTEGER && kind != H5T_FLOAT)
+      wrong = fmt::format("{} is not {}", path, integers ? "integers" : "numbers");
+    else if (n != count)
+      wrong = fmt::format("{} has {} values where {} are expected", path, n, count);
+    std::vector<T> out;
+    if (wrong.empty()) {
+      out.resize(std::size_t(count));
+      // An integer out of int's range fails the conversion, as does unreadable storage.
+      if (count > 0 && H5Dread(set, integers ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                               out.data()) < 0)
+        wrong = fmt::format("{} cannot be read", path);
+    }
+    H5Dclose(set);
+    if (!wrong.empty()) throw std::runtime_error("not an FCLIB local problem: " + wrong);
+    return out;
+  }
+
+  hid_t file_;
+};
 
 Method parse_method(const std::string& name) {
   if (auto method = method_from_name(name)) return *method;
@@ -112,30 +181,29 @@ LocalProblem read_fclib_local(const std::string& path, std::optional<Eigen::Vect
   if (!fs::is_regular_file(path)) throw std::runtime_error("no such file");
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // our message says what is wrong, not HDF5's stack dump
   if (H5Fis_hdf5(path.c_str()) <= 0) throw std::runtime_error("not an HDF5 file");
-  fclib_local* local = has_group(path, "/fclib_local") ? fclib_read_local(path.c_str()) : nullptr;
-  if (!local || !local->W || !local->q || !local->mu) {
-    if (local) fclib_delete_local(local);
-    throw std::runtime_error("not an FCLIB local problem");
-  }
-  LocalProblem problem;
-  const int n = local->W->m;
-  const bool ok = local->spacedim == 3 && n % 3 == 0 && local->W->n == n;
-  if (ok) {
-    problem.w = to_eigen(*local->W);
-    problem.q = Eigen::Map<const Eigen::VectorXd>(local->q, n);
-    problem.mu.assign(local->mu, local->mu + n / 3);
-  }
-  const int spacedim = local->spacedim;
-  fclib_delete_local(local);
+  const FclibReader file(path);
+  if (!file.exists("/fclib_local")) throw std::runtime_error("not an FCLIB local problem");
+  const int spacedim = file.integer("/fclib_local/spacedim");
   if (spacedim != 3) throw std::runtime_error(fmt::format("spacedim {} (only 3-D contacts are supported)", spacedim));
-  if (!ok) throw std::runtime_error("W is not square with 3 rows per contact");
+  // Equality constraints (u = W r + V' l + q with R l + V r + s = 0): solving without them would
+  // answer another problem.
+  if (file.exists("/fclib_local/V") || file.exists("/fclib_local/R"))
+    throw std::runtime_error("the problem has equality constraints (V, R), which solve-fclib does not solve");
+  LocalProblem problem;
+  problem.w = file.matrix("/fclib_local/W");
+  const int n = int(problem.w.rows());
+  if (problem.w.cols() != n || n % 3 != 0) throw std::runtime_error("W is not square with 3 rows per contact");
+  const std::vector<double> q = file.numbers("/fclib_local/vectors/q", n);
+  problem.q = Eigen::Map<const Eigen::VectorXd>(q.data(), n);
+  if (!problem.q.allFinite()) throw std::runtime_error("/fclib_local/vectors/q: a value is not finite");
+  problem.mu = file.numbers("/fclib_local/vectors/mu", n / 3);
   for (double m : problem.mu)
-    if (!(m >= 0)) throw std::runtime_error("a friction coefficient is negative or not a number");
+    if (!(m >= 0) || !std::isfinite(m)) throw std::runtime_error("a friction coefficient is negative or not finite");
   if (solution) {
     solution->reset();
-    if (fclib_solution* s = has_group(path, "/solution") ? fclib_read_solution(path.c_str()) : nullptr) {
-      if (s->r) *solution = Eigen::Map<const Eigen::VectorXd>(s->r, n);
-      fclib_delete_solutions(s, 1);
+    if (file.exists("/solution/r")) {
+      const std::vector<double> r = file.numbers("/solution/r", n);
+      *solution = Eigen::Map<const Eigen::VectorXd>(r.data(), n);
     }
   }
   return problem;
@@ -154,6 +222,13 @@ int export_fclib_command(const ExportFclibOptions& options) {
                  options.scene_file.c_str());
     return 2;
   }
+  const fs::path out = options.out_dir.empty() ? fs::path("out") / (scene.name + "_fclib") : fs::path(options.out_dir);
+  std::error_code made;  // checked before the steps are run, as `stagger run` checks its --out
+  fs::create_directories(out, made);
+  if (made || !fs::is_directory(out)) {
+    std::fprintf(stderr, "error: --out: cannot create the directory %s\n", out.string().c_str());
+    return 2;
+  }
   World world(scene);
   for (std::int64_t s = 0; s < options.step; ++s) world.step();
   const ContactProblem& problem = world.problem();
@@ -162,8 +237,6 @@ int export_fclib_command(const ExportFclibOptions& options) {
                  (long long)options.step);
     return 2;
   }
-  const fs::path out = options.out_dir.empty() ? fs::path("out") / (scene.name + "_fclib") : fs::path(options.out_dir);
-  fs::create_directories(out);
   const SolveResult& solved = world.solution();
   int contacts = 0, written = 0;
   for (int i = 0; i < problem.num_islands(); ++i) {
