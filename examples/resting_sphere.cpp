@@ -13,6 +13,10 @@ int main(int argc, char** argv) {
     stagger::api::World world(stagger::api::Scene::load(argv[1]), {.backend = "cpu"});
     for (int i = 0; i < 1000; ++i) world.step();
     const int ball = world.body_index("ball");
+    if (ball < 0) {
+      std::fprintf(stderr, "error: %s: bodies: no body has the id \"ball\"\n", argv[1]);
+      return 2;
+    }
     const double* x = world.positions() + 3 * ball;
     const stagger::api::ContactList contacts = world.contacts();
     double lift = 0;  // the floor's push on the ball, N

@@ -90,6 +90,8 @@ std::string dict_json(const py::dict& d, const std::string& file) {
   try {
     return json.attr("dumps")(d, py::arg("default") = plain_value, py::arg("allow_nan") = false).cast<std::string>();
   } catch (py::error_already_set& e) {
+    // json.dumps recurses once per level: a scene nested deeper than Python's stack is bad input too.
+    if (e.matches(PyExc_RecursionError)) throw InputError(file + ": $: nested too deeply to be a scene");
     if (!e.matches(PyExc_ValueError)) throw;
     const py::object plain = json.attr("loads")(json.attr("dumps")(d, py::arg("default") = plain_value));
     const std::string bad = non_finite_path(plain, "");
@@ -249,7 +251,11 @@ fails (the world is then back at its last good state).)")
       .def_property_readonly("backend", &World::backend, "The backend in use: cpu, cuda or reference.")
       .def_property_readonly("body_count", &World::body_count)
       .def_property_readonly("body_ids", &World::body_ids)
-      .def("body_index", &World::body_index, py::arg("id"), "The index of the body with this id, or -1.")
+      // Not -1 for an unknown id, as in C++: numpy reads index -1 as the last body, so a misspelt id
+      // would silently give another body's state.
+      .def(
+          "body_index", [](const World& w, const std::string& id) { return body_arg(w, py::str(id)); },
+          py::arg("id"), "The index of the body with this id. Raises InputError when no body has it.")
       .def_property_readonly(
           "dynamic", [](const World& w) { return per_body<bool>(w, [&](int i) { return w.is_dynamic(i); }); },
           "Which bodies are dynamic (bool array).")

@@ -11,6 +11,7 @@
 
 #include "step/backend.h"
 #include "cli_helpers.h"
+#include "fclib/fclib_io.h"
 
 using namespace test;
 
@@ -70,6 +71,8 @@ TEST_CASE("bad input exits 2 with one error line naming file and path", "[cli][e
   REQUIRE(r.code == 2);
   REQUIRE(r.err == "error: " + scene.string() + ": bodies[3].shape.radius: must be > 0, got -0.01\n");
   REQUIRE_FALSE(fs::exists(dir / "out"));  // nothing simulated: not even an empty directory is left
+  REQUIRE(test::stagger("run " + scene.string() + " --out " + (dir / "new" / "a" / "b").string(), dir).code == 2);
+  REQUIRE_FALSE(fs::exists(dir / "new"));  // nor the ones made above it
   fs::create_directories(dir / "kept");    // one that was there stays
   REQUIRE(test::stagger("run " + scene.string() + " --out " + (dir / "kept").string(), dir).code == 2);
   REQUIRE(fs::is_directory(dir / "kept"));
@@ -89,6 +92,17 @@ TEST_CASE("bad input exits 2 with one error line naming file and path", "[cli][e
   fs::path ok = write_scene(dir, "ok.json", R"({"time_step": 0.01, "steps": 1, "bodies": [{"shape": {"type": "sphere", "radius": 1}, "mass": 1}]})");
   one_error_line(test::stagger("run " + ok.string() + " --backend warp", dir), "--backend");
   one_error_line(test::stagger("run " + ok.string() + " --steps -3", dir), "--steps");
+  // An output directory that exists but takes no files is found before the run, not after it (all of
+  // it simulated, its results lost): /proc/self is a directory no one can write into.
+  Outcome unwritable = test::stagger("run " + ok.string() + " --steps 1000000 --out /proc/self", dir);
+  CHECK(unwritable.code == 2);
+  CHECK(unwritable.err == "error: cannot write into the output directory /proc/self\n");
+  if (stagger::fclib_available()) {  // (else export-fclib says that it is missing)
+    Outcome export_unwritable = test::stagger("export-fclib " + ok.string() + " --out /proc/fc", dir);
+    CHECK(export_unwritable.code == 2);
+    CHECK(export_unwritable.err == "error: --out: cannot create the directory /proc/fc\n");
+  }
+  one_error_line(test::stagger("solve-fclib none.hdf5 --tolerance nan", dir), "--tolerance");
   Outcome cuda = test::stagger("run " + ok.string() + " --backend cuda --out " + (dir / "cuda").string(), dir);
   if (stagger::cuda_device_available()) {  // a machine with a GPU: it runs there, and says so (test_cuda_solver.cpp checks it is right)
     REQUIRE(cuda.code == 0);

@@ -179,6 +179,12 @@ TEST_CASE("bad input names the JSON path", "[scene][errors]") {
   expect_error(R"({"time_step": 0.01, "steps": 0, "bodies": []})", "steps", "must be an integer in [1,");
   expect_error(R"({"time_step": 0.01, "steps": 1, "bodies": []})", "bodies", "no bodies");
   expect_error(R"({"time_step": 0.01, "steps": 1, "bodies": [], "frobnicate": 1})", "frobnicate", "unknown field");
+  // Names and ids go into file names and CSV lines: a NUL cut the output path short after the whole run,
+  // a newline split final_state.csv's row so that the state could not be read back.
+  expect_error(R"({"name": "a\u0000b", "time_step": 0.01, "steps": 1, "bodies": []})", "name", "control characters");
+  expect_error(R"({"name": "..", "time_step": 0.01, "steps": 1, "bodies": []})", "name", "must not be \".\" or \"..\"");
+  expect_error(with_body(R"({"id": "a\nb", "shape": {"type": "sphere", "radius": 1}, "mass": 1})"), "bodies[0].id",
+               "control characters");
   expect_error(R"({"time_step": 0.01, "steps": 1, "bodies": [], "gravty": [0,0,1]})", "gravty", "did you mean \"gravity\"");
   expect_error(R"({"time_step": 0.01, "steps": 1, "bodies": [], "gravity": [0, 0]})", "gravity", "array of 3 numbers");
   expect_error(R"({"time_step": 0.01, "steps": 1, "bodies": {}})", "bodies", "must be an array");

@@ -8,10 +8,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <omp.h>
+#include <unistd.h>
 
 #include "api/scene_data.h"
 #include "output/checkpoint.h"
@@ -41,6 +43,7 @@ struct World::Impl {
   std::vector<int> tracked;
   double wall = 0;  // seconds spent stepping and writing frames since this object was made
   fs::path out;     // empty: no files
+  std::string failure;  // the first step failure (RunError) of this run: summaries say "failed" from then on
 
   const Bodies& bodies() const { return world->bodies(); }
 
@@ -102,10 +105,17 @@ struct World::Impl {
 
   void make_output_dirs() const {
     if (out.empty()) return;
-    std::error_code ec;
-    fs::create_directories(out, ec);
-    if (!ec && scene.data().scene.output.every > 0) fs::create_directories(out / "frames", ec);
-    if (ec) throw InputError(fmt::format("cannot create the output directory {}: {}", out.string(), ec.message()));
+    for (const fs::path& dir : {out, scene.data().scene.output.every > 0 ? out / "frames" : out}) {
+      std::error_code ec;
+      fs::create_directories(dir, ec);
+      if (ec) throw InputError(fmt::format("cannot create the output directory {}: {}", dir.string(), ec.message()));
+      // One that exists but takes no files (read-only, immutable) showed only at the end, when the
+      // whole run had been simulated and its results could not be written: try a file now.
+      const fs::path probe = dir / fmt::format(".stagger_write_probe.{}", ::getpid());
+      const bool writable = static_cast<bool>(std::ofstream(probe) << "probe\n");
+      fs::remove(probe, ec);
+      if (!writable) throw InputError(fmt::format("cannot write into the output directory {}", dir.string()));
+    }
   }
 };
 
@@ -306,8 +316,9 @@ const StepReport& World::step() {
   } catch (const std::exception& e) {
     failure += fmt::format("; going back to the last good state failed: {}", e.what());
   }
+  if (m.failure.empty()) m.failure = failure;
   try {
-    m.write_results("failed", failure);
+    m.write_results("failed", m.failure);
   } catch (const std::exception& e) {
     failure += fmt::format("; writing results to {} failed: {}", m.out.string(), e.what());
   }
@@ -352,11 +363,21 @@ const double* World::angular_velocities() const { return &impl_->bodies().w.data
 void World::set_body_state(const double* x, const double* q, const double* v, const double* w) {
   stagger::World& world = *impl_->world;
   WorldState s = world.state(/*include_warm_start=*/true);
+  const Bodies& bodies = impl_->bodies();
   for (std::size_t i = 0; i < s.x.size(); ++i) {
     if (x) s.x[i] = {x[3 * i], x[3 * i + 1], x[3 * i + 2]};
     if (q) s.q[i] = normalized(Quatd{q[4 * i], q[4 * i + 1], q[4 * i + 2], q[4 * i + 3]});
-    if (v) s.v[i] = {v[3 * i], v[3 * i + 1], v[3 * i + 2]};
-    if (w) s.w[i] = {w[3 * i], w[3 * i + 1], w[3 * i + 2]};
+    const Vec3d v_new = v ? Vec3d{v[3 * i], v[3 * i + 1], v[3 * i + 2]} : s.v[i];
+    const Vec3d w_new = w ? Vec3d{w[3 * i], w[3 * i + 1], w[3 * i + 2]} : s.w[i];
+    // A fixed or kinematic body's velocity is its motion's (zero, or set_motion's): one written here
+    // was reported in the state and the outputs while the body did not move by it.
+    const bool moved = !(v_new.x == s.v[i].x && v_new.y == s.v[i].y && v_new.z == s.v[i].z && w_new.x == s.w[i].x &&
+                         w_new.y == s.w[i].y && w_new.z == s.w[i].z);
+    if (!bodies.is_dynamic(int(i)) && moved)
+      throw InputError(fmt::format("body \"{}\": a {} body's velocity is its motion's; set_motion() changes it",
+                                   bodies.id[i], bodies.kind[i] == BodyKind::fixed ? "fixed" : "kinematic"));
+    s.v[i] = v_new;
+    s.w[i] = w_new;
   }
   world.restore(s);
   if (auto fault = world.check_state()) {
@@ -432,7 +453,9 @@ ContactList World::contacts() const {
 }
 
 std::string World::summary_json() const {
-  return stagger::summary_json(*impl_->world, impl_->record, impl_->wall, impl_->backend, "ok", "").dump(2);
+  const Impl& m = *impl_;
+  return stagger::summary_json(*m.world, m.record, m.wall, m.backend, m.failure.empty() ? "ok" : "failed", m.failure)
+      .dump(2);
 }
 
 std::uint64_t World::state_hash() const { return stagger::state_hash(impl_->bodies()); }
@@ -451,8 +474,12 @@ void World::save(const std::string& path) const {
 std::string World::finish(const std::string& status, const std::string& failure) {
   if (status != "ok" && status != "interrupted" && status != "failed")
     throw InputError(fmt::format("finish: unknown status \"{}\" (expected ok, interrupted or failed)", status));
+  // A run a step failure ended stays failed: finish() (from a `finally:`, say) must not write "ok" over
+  // the summary the failure wrote.
+  const std::string& recorded = impl_->failure;
+  const bool failed = !recorded.empty() && status == "ok";
   try {
-    impl_->write_results(status, failure);
+    impl_->write_results(failed ? "failed" : status, failed || (failure.empty() && status == "failed") ? recorded : failure);
   } catch (const std::exception& e) {
     throw RunError(fmt::format("writing results to {}: {}", impl_->out.string(), e.what()));
   }

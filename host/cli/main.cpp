@@ -1,11 +1,28 @@
 // stagger: command-line entry point.
+#include <cmath>
 #include <cstdio>
+#include <exception>
 
 #include <CLI/CLI.hpp>
 
 #include "fclib/fclib_io.h"
 #include "output/render.h"
 #include "cli/run.h"
+
+namespace {
+
+// A number > 0 and finite. CLI::PositiveNumber lets NaN through (NaN <= 0 is false: a solve then
+// ran to its last outer iteration) and names DBL_MAX as the bound when it refuses infinity.
+const CLI::Validator kPositiveFinite(
+    [](std::string& text) -> std::string {
+      double value = 0;
+      if (!CLI::detail::lexical_cast(text, value) || !std::isfinite(value) || !(value > 0))
+        return "must be a finite number > 0, got " + text;
+      return {};
+    },
+    "POSITIVE");
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"stagger: rigid bodies with frictional contact by Staggered Projections"};
@@ -57,14 +74,14 @@ int main(int argc, char** argv) {
   solve_cmd->add_option("files", solve_fclib.files, "FCLIB .hdf5 files")->required();
   solve_cmd->add_option("--method", solve_fclib.method, "staggered | ccp | successive_relaxation | tresca_fixed_point | coulomb_apgd (default staggered)");
   solve_cmd->add_option("--tolerance", solve_fclib.tolerances, "natural-map tolerances, one solve each (default 1e-4)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveFinite);
   solve_cmd->add_option("--max-outer", solve_fclib.max_outer_iterations, "outer iterations (default 1000)")
       ->check(CLI::Range(1, 100'000'000));
   solve_cmd->add_option("--max-inner", solve_fclib.max_inner_iterations, "APGD iterations per QP (default 300)")
       ->check(CLI::Range(1, 100'000'000));
   solve_cmd->add_option("--inner-tolerance", solve_fclib.inner_tolerance,
                         "floor of the adaptive APGD tolerance (default min(1e-8, 0.1 x --tolerance))")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveFinite);
 
   try {
     app.parse(argc, argv);
@@ -78,15 +95,23 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "error: %s (see stagger --help)\n", e.what());
     return 2;
   }
-  if (*run_cmd) return stagger::run_command(run);
-  if (*export_cmd) return stagger::export_fclib_command(export_fclib);
-  if (*solve_cmd) return stagger::solve_fclib_command(solve_fclib);
-  if (*render_cmd) {
-    if (!size.empty() && std::sscanf(size.c_str(), "%dx%d", &render.width, &render.height) != 2) {
-      std::fprintf(stderr, "error: --size: expected WIDTHxHEIGHT, got \"%s\"\n", size.c_str());
-      return 2;
+  // The commands report what they can foresee themselves (exit 2 for bad input, 1 for a failed
+  // run); anything else that escapes them (a full disk while a file is written, memory) still ends
+  // with a message and exit 1, not with std::terminate's abort.
+  try {
+    if (*run_cmd) return stagger::run_command(run);
+    if (*export_cmd) return stagger::export_fclib_command(export_fclib);
+    if (*solve_cmd) return stagger::solve_fclib_command(solve_fclib);
+    if (*render_cmd) {
+      if (!size.empty() && std::sscanf(size.c_str(), "%dx%d", &render.width, &render.height) != 2) {
+        std::fprintf(stderr, "error: --size: expected WIDTHxHEIGHT, got \"%s\"\n", size.c_str());
+        return 2;
+      }
+      return stagger::render_command(render);
     }
-    return stagger::render_command(render);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
   }
   return 2;
 }

@@ -98,8 +98,14 @@ int run_command(const RunOptions& options) {
     fs::create_directories(out, ec);
     return !ec && fs::is_directory(out);
   };
+  // The topmost directory this run makes (--out a/b/c with only a there: a/b), so that bad input
+  // leaves none of them behind.
+  fs::path made_top;
   std::error_code exists_ec;
-  const bool made_out = !options.out_dir.empty() && !fs::exists(options.out_dir, exists_ec);
+  if (!options.out_dir.empty())
+    for (fs::path p = fs::path(options.out_dir).lexically_normal(); !p.empty() && !fs::exists(p, exists_ec);
+         p = p.parent_path())
+      made_top = p;
   if (!options.out_dir.empty() && !make_out(options.out_dir)) {
     std::fprintf(stderr, "error: --out: cannot create the directory %s\n", options.out_dir.c_str());
     return 2;
@@ -109,9 +115,14 @@ int run_command(const RunOptions& options) {
     opened.emplace(open_world(options, world_options));
   } catch (const api::InputError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
-    // Bad input simulates nothing: a directory made for it and still empty goes again.
-    std::error_code ec;
-    if (made_out && fs::is_empty(options.out_dir, ec) && !ec) fs::remove(options.out_dir, ec);
+    // Bad input simulates nothing: the directories made for it, still empty, go again.
+    if (!made_top.empty()) {
+      std::error_code ec;
+      for (fs::path p = fs::path(options.out_dir).lexically_normal(); fs::is_empty(p, ec) && !ec; p = p.parent_path()) {
+        fs::remove(p, ec);
+        if (ec || p == made_top) break;
+      }
+    }
     return 2;
   } catch (const api::RunError& e) {
     const std::string file = options.scene_file.empty() ? options.resume : options.scene_file;

@@ -178,7 +178,8 @@ void write_fclib_local(const std::string& path, const LocalProblem& problem, con
 }
 
 LocalProblem read_fclib_local(const std::string& path, std::optional<Eigen::VectorXd>* solution) {
-  if (!fs::is_regular_file(path)) throw std::runtime_error("no such file");
+  if (!fs::exists(path)) throw std::runtime_error("no such file");
+  if (!fs::is_regular_file(path)) throw std::runtime_error("not a file (a directory?)");
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // our message says what is wrong, not HDF5's stack dump
   if (H5Fis_hdf5(path.c_str()) <= 0) throw std::runtime_error("not an HDF5 file");
   const FclibReader file(path);

@@ -21,6 +21,15 @@ namespace stagger {
 
 namespace {
 
+// Names and ids end up in file names and in final_state.csv's lines: a control character (NUL, a
+// newline) there cut an output path short after the whole run, or split a CSV row so that the state
+// could not be read back.
+bool has_control_character(const std::string& text) {
+  for (unsigned char c : text)
+    if (c < 0x20 || c == 0x7f) return true;
+  return false;
+}
+
 // Resident memory per body (state, contacts, solver arrays, warm-start cache), used to refuse scenes
 // that cannot fit before generating millions of bodies. Measured: 4.1 KiB per body on a resting bed
 // of 100k spheres (309k contacts, peak RSS 421 MB).
@@ -130,6 +139,7 @@ BodyDesc parse_body(const JsonNode& node, bool is_template, MeshLibrary& meshes)
     if (auto id = node.find("id")) {
       b.id = id->string();
       if (b.id.empty()) id->fail("must not be empty");
+      if (has_control_character(b.id)) id->fail("must not contain control characters (newlines, tabs, NUL)");
     }
     if (auto p = node.find("position")) b.position = p->vec3();
   }
@@ -368,8 +378,12 @@ Scene parse_scene(const std::string& text, const std::string& file, double memor
   if (auto n = root.find("name")) scene.name = n->string();
   else scene.name = std::filesystem::path(file).stem().string();
   if (scene.name.empty()) root.at("name").fail("must not be empty");
-  if (scene.name.find_first_of("/\\") != std::string::npos || scene.name == "." || scene.name == "..")
+  if (scene.name.find_first_of("/\\") != std::string::npos)
     root.at("name").fail("must not contain path separators (it names the output directory)");
+  if (scene.name == "." || scene.name == "..")
+    root.at("name").fail("must not be \".\" or \"..\" (it names the output directory)");
+  if (has_control_character(scene.name))
+    root.at("name").fail("must not contain control characters (newlines, tabs, NUL: it names the output directory)");
   if (auto d = root.find("description")) d->string();
   if (auto g = root.find("gravity")) scene.gravity = g->vec3();
   scene.time_step = root.at("time_step").positive();

@@ -93,7 +93,8 @@ class World {
   const double* velocities() const;
   const double* angular_velocities() const;
   // Overwrites the state of every body from arrays of the same shapes (null: leave as is). The
-  // warm start is kept: the next step starts from the last impulses.
+  // warm start is kept: the next step starts from the last impulses. A fixed or kinematic body's
+  // velocities are its motion's: changing them throws InputError (set_motion changes a kinematic one's).
   void set_body_state(const double* positions, const double* orientations, const double* velocities,
                       const double* angular_velocities);
   // Friction coefficient of a body (a contact takes the smaller of its two bodies'), from the next step.
@@ -102,7 +103,8 @@ class World {
   void set_motion(int body, const Motion& motion);
 
   ContactList contacts() const;
-  // The run so far as summary.json reports it (JSON text; status "ok").
+  // The run so far as summary.json reports it (JSON text; status "ok", or "failed" with the failure
+  // once a step has thrown RunError).
   std::string summary_json() const;
   // A 64-bit hash of every body's pose and velocity bits (`stagger run --hash`).
   std::uint64_t state_hash() const;
@@ -110,7 +112,8 @@ class World {
   // Saves everything needed to continue bit-identically (atomically). Throws RunError on failure.
   void save(const std::string& checkpoint) const;
   // With an output_dir: writes final_state.csv, summary.json (with `status`: ok | interrupted | failed,
-  // and the `failure` that ended it) and the frame index. Returns the output directory.
+  // and the `failure` that ended it) and the frame index. Returns the output directory. After a step
+  // failure (RunError) "ok" is written as "failed" with that failure.
   std::string finish(const std::string& status = "ok", const std::string& failure = "");
 
   struct Impl;  // internal

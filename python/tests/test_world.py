@@ -140,6 +140,15 @@ def test_scene_dicts_take_numpy_values_and_name_non_finite_numbers():
         stagger.Scene.from_dict({"name": "nan", "time_step": 0.01, "steps": 1, "bodies": [ball]})
 
 
+def test_a_scene_dict_nested_too_deeply_is_bad_input():
+    deep = inner = []
+    for _ in range(100000):
+        inner.append([])
+        inner = inner[0]
+    with pytest.raises(stagger.InputError, match=r"^<dict>: \$: nested too deeply"):
+        stagger.Scene.from_dict({"name": "deep", "time_step": 0.01, "steps": 1, "bodies": deep})
+
+
 def test_a_failed_step_raises_and_keeps_the_last_good_state(tmp_path):
     # A ball falling faster than the scene's speed limit: the run stops (exit 1 on the command line).
     scene = stagger.Scene.from_dict({
@@ -154,6 +163,36 @@ def test_a_failed_step_raises_and_keeps_the_last_good_state(tmp_path):
     assert abs(world.velocities[0, 2]) <= 0.5  # the state before the failing step
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["status"] == "failed" and summary["steps"] == last_good
+    # The run stays failed: summary() says so, and finish() (from a `finally:`) keeps the failure
+    # instead of writing "ok" over it.
+    assert world.summary()["status"] == "failed" and 'body "ball"' in world.summary()["failure"]
+    world.finish()
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["status"] == "failed" and 'body "ball"' in summary["failure"]
+
+
+def test_set_state_keeps_fixed_bodies_still(scenes):
+    # A fixed body's velocity is zero: one written by set_state was reported (final_state.csv, the
+    # checkpoint) while the body never moved by it.
+    world = stagger.World(stagger.Scene.load(str(scenes / "validation" / "resting_sphere.json")), backend="cpu")
+    v = world.velocities.copy()
+    world.set_state(velocities=v)  # unchanged: fine
+    v[world.body_index("ground"), 0] = 5.0
+    with pytest.raises(stagger.InputError, match='"ground": a fixed body'):
+        world.set_state(velocities=v)
+    assert world.velocities[world.body_index("ground"), 0] == 0.0
+    v[world.body_index("ground"), 0] = 0.0
+    v[world.body_index("ball"), 0] = 0.5  # a dynamic body's may be anything
+    world.set_state(velocities=v)
+    assert world.velocities[world.body_index("ball"), 0] == 0.5
+
+
+def test_body_index_refuses_an_unknown_id(scenes):
+    # numpy reads index -1 as the last body: a misspelt id must raise, not answer -1.
+    world = stagger.World(stagger.Scene.load(str(scenes / "validation" / "resting_sphere.json")), backend="cpu")
+    assert world.body_ids[world.body_index("ball")] == "ball"
+    with pytest.raises(stagger.InputError, match='"balll": no such body'):
+        world.body_index("balll")
 
 
 def test_checkpoint_round_trip_equals_an_uninterrupted_run(scenes, tmp_path):
