@@ -181,6 +181,15 @@ TEST_CASE("bad input names the JSON path", "[scene][errors]") {
   expect_error(R"({"time_step": 0.01, "steps": 1, "bodies": [], "frobnicate": 1})", "frobnicate", "unknown field");
   // Names and ids go into file names and CSV lines: a NUL cut the output path short after the whole run,
   // a newline split final_state.csv's row so that the state could not be read back.
+  // A mass and size the solver cannot divide by (it failed at the first step with a non-finite state).
+  expect_error(with_body(R"({"shape": {"type": "sphere", "radius": 1e-300}, "mass": 1})"), "bodies[0].mass",
+               "within 1e-150..1e150");
+  expect_error(with_body(R"({"shape": {"type": "sphere", "radius": 0.1}, "mass": 1e308})"), "bodies[0].mass",
+               "within 1e-150..1e150");
+  // A key given twice: JSON leaves it undefined and the parser kept the last, silently.
+  expect_error(R"({"time_step": 0.01, "time_step": 0.02, "steps": 1, "bodies": []})", "time_step", "duplicate key");
+  expect_error(with_body(R"({"shape": {"type": "sphere", "radius": 1}, "mass": 1, "mass": 2})"), "bodies[0].mass",
+               "duplicate key \"mass\"");
   expect_error(R"({"name": "a\u0000b", "time_step": 0.01, "steps": 1, "bodies": []})", "name", "control characters");
   expect_error(R"({"name": "..", "time_step": 0.01, "steps": 1, "bodies": []})", "name", "must not be \".\" or \"..\"");
   expect_error(with_body(R"({"id": "a\nb", "shape": {"type": "sphere", "radius": 1}, "mass": 1})"), "bodies[0].id",

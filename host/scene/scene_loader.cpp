@@ -2,11 +2,13 @@
 // violation. Nothing is simulated from a scene that did not pass.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -20,6 +22,9 @@
 namespace stagger {
 
 namespace {
+
+// The smallest mass (kg) and moment of inertia (kg m^2) a dynamic body may have; 1 / it, the largest.
+constexpr double kLeastMassScale = 1e-150;
 
 // Names and ids end up in file names and in final_state.csv's lines: a control character (NUL, a
 // newline) there cut an output path short after the whole run, or split a CSV row so that the state
@@ -178,6 +183,18 @@ BodyDesc parse_body(const JsonNode& node, bool is_template, MeshLibrary& meshes)
     const double volume = b.shape.type == ShapeType::mesh ? meshes.table[b.shape.mesh]->volume : shape_volume(b.shape);
     b.mass = mass ? mass->positive() : density->positive() * volume;
     if (!(b.mass > 0) || !std::isfinite(b.mass)) (mass ? *mass : *density).fail("gives a mass that is not a positive finite number");
+    // The solver divides by the mass and the principal moments and squares impulses (m v): a radius
+    // of 1e-300 (a moment of 0) or a mass of 1e308 loaded, then failed at the first step with a
+    // non-finite orientation. Within 1e-150..1e150 their inverses and squares stay finite.
+    const Vec3d moments =
+        b.mass * (b.shape.type == ShapeType::mesh ? meshes.table[b.shape.mesh]->principal_inertia : unit_mass_inertia(b.shape));
+    const double least = std::min({b.mass, moments.x, moments.y, moments.z});
+    const double most = std::max({b.mass, moments.x, moments.y, moments.z});
+    if (!(least >= kLeastMassScale && most <= 1 / kLeastMassScale))
+      (mass ? *mass : *density)
+          .fail(fmt::format("gives a mass of {:.3g} kg and moments of inertia {:.3g}, {:.3g}, {:.3g} kg m^2: each must "
+                            "lie within 1e-150..1e150 (the solver divides by them and squares impulses)",
+                            b.mass, moments.x, moments.y, moments.z));
   } else {
     // Accepted and checked, but a fixed or kinematic body has infinite mass for the solver.
     if (mass) mass->positive();
@@ -339,6 +356,53 @@ int nesting_depth(const std::string& text) {
 
 constexpr int kMaxNesting = 64;
 
+// The parser's callback that refuses a key given twice in one object: JSON leaves that undefined and
+// nlohmann keeps the last, so `"mass": 1, ..., "mass": 2` silently meant 2. It follows the path of
+// the value being read, to name it as every other error does.
+class DuplicateKeys {
+ public:
+  bool operator()(int /*depth*/, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    switch (event) {
+      case Event::object_start: frames_.push_back({true, {}, {}, 0}); break;
+      case Event::array_start: frames_.push_back({false, {}, {}, 0}); break;
+      case Event::object_end:
+      case Event::array_end:
+        frames_.pop_back();
+        element_done();
+        break;
+      case Event::key: {
+        Frame& f = frames_.back();
+        f.key = parsed.get<std::string>();  // on this event `parsed` is the key
+        if (!f.keys.insert(f.key).second)
+          throw SceneError(path(), fmt::format("duplicate key \"{}\" (each key may be given once)", f.key));
+        break;
+      }
+      case Event::value: element_done(); break;
+    }
+    return true;
+  }
+ private:
+  struct Frame {
+    bool object;
+    std::set<std::string> keys;
+    std::string key;  // an object's member being read
+    long index;       // an array's element being read
+  };
+  void element_done() {
+    if (!frames_.empty() && !frames_.back().object) ++frames_.back().index;
+  }
+  std::string path() const {
+    std::string p;
+    for (const Frame& f : frames_) {
+      if (f.object) p += (p.empty() ? "" : ".") + f.key;
+      else p += fmt::format("[{}]", f.index);
+    }
+    return p.empty() ? "$" : p;
+  }
+  std::vector<Frame> frames_;
+};
+
 }  // namespace
 
 bool differs_only_in_settings(const std::string& a, const std::string& b) {
@@ -358,7 +422,7 @@ Scene parse_scene(const std::string& text, const std::string& file, double memor
     throw SceneError("$", fmt::format("nesting deeper than {} levels of arrays and objects", kMaxNesting));
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+    doc = nlohmann::json::parse(text, DuplicateKeys{}, /*allow_exceptions=*/true, /*ignore_comments=*/true);
   } catch (const nlohmann::json::parse_error& e) {
     std::string what = e.what();
     auto cut = what.find("syntax error");
