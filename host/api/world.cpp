@@ -366,7 +366,14 @@ void World::set_body_state(const double* x, const double* q, const double* v, co
   const Bodies& bodies = impl_->bodies();
   for (std::size_t i = 0; i < s.x.size(); ++i) {
     if (x) s.x[i] = {x[3 * i], x[3 * i + 1], x[3 * i + 2]};
-    if (q) s.q[i] = normalized(Quatd{q[4 * i], q[4 * i + 1], q[4 * i + 2], q[4 * i + 3]});
+    if (q) {
+      const Quatd given{q[4 * i], q[4 * i + 1], q[4 * i + 2], q[4 * i + 3]};
+      const double n = std::sqrt(given.w * given.w + given.x * given.x + given.y * given.y + given.z * given.z);
+      if (!(n > 0) || !std::isfinite(n))  // normalizing it would give NaN ("a non-finite orientation")
+        throw InputError(fmt::format("body \"{}\": orientation ({}, {}, {}, {}) is not a rotation (zero or not finite)",
+                                     impl_->bodies().id[i], given.w, given.x, given.y, given.z));
+      s.q[i] = normalized(given);
+    }
     const Vec3d v_new = v ? Vec3d{v[3 * i], v[3 * i + 1], v[3 * i + 2]} : s.v[i];
     const Vec3d w_new = w ? Vec3d{w[3 * i], w[3 * i + 1], w[3 * i + 2]} : s.w[i];
     // A fixed or kinematic body's velocity is its motion's (zero, or set_motion's): one written here

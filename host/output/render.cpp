@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -247,6 +248,7 @@ Image render_bodies(const Bodies& bodies, Vec3d up, int width, int height, Rende
 }
 
 void read_state_csv(const std::string& file, Bodies& bodies) {
+  if (std::filesystem::is_directory(file)) throw std::runtime_error("a directory, not a state CSV");
   std::ifstream in(file);
   if (!in) throw std::runtime_error("cannot read the file");
   std::unordered_map<std::string, int> index;
@@ -301,6 +303,7 @@ void read_state_csv(const std::string& file, Bodies& bodies) {
     bodies.q[i] = normalized(q);
     seen[i] = 1;
   }
+  if (number == 0) throw std::runtime_error("empty: expected the header of final_state.csv and a row per body");
   for (int i = 0; i < bodies.size(); ++i)
     if (!seen[i]) throw std::runtime_error(fmt::format("body \"{}\" of the scene is missing", bodies.id[i]));
 }

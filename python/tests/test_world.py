@@ -185,6 +185,10 @@ def test_set_state_keeps_fixed_bodies_still(scenes):
     v[world.body_index("ball"), 0] = 0.5  # a dynamic body's may be anything
     world.set_state(velocities=v)
     assert world.velocities[world.body_index("ball"), 0] == 0.5
+    q = world.orientations.copy()
+    q[world.body_index("ball")] = 0  # no rotation: said so, not "a non-finite orientation"
+    with pytest.raises(stagger.InputError, match='"ball": orientation .* is not a rotation'):
+        world.set_state(orientations=q)
 
 
 def test_body_index_refuses_an_unknown_id(scenes):
