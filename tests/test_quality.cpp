@@ -66,6 +66,16 @@ TEST_CASE("quality of a penetrating answer: Signorini, complementarity, overlap 
   CHECK(q.natural_map_error == Approx(0.2));
 }
 
+TEST_CASE("the natural map keeps a closing velocity under an impulse that dwarfs it", "[quality]") {
+  // gamma - P_K(gamma - v~) is v~ when gamma - v~ lies in the cone; computed so, 1e17 - (1e17 + 0.2)
+  // rounded to 0, and a ball crushed between a wall and a piston (impulses growing without bound)
+  // was reported converged with an error of exactly 0.
+  const ContactProblem p = falling_body();
+  const StepQuality q = measured(p, result(1e17, 0, 0, Vec3d{0, 0, -0.2}));
+  CHECK(q.natural_map_error == Approx(0.2));  // |v~| / |b|, as for the small impulse above
+  CHECK(q.signorini_violation == Approx(0.2));
+}
+
 TEST_CASE("quality of friction outside the cone", "[quality]") {
   const ContactProblem p = falling_body();
   const StepQuality q = measured(p, result(1.0, 0.8, 0, Vec3d{0, 0, 0}));
