@@ -169,6 +169,9 @@ stagger::WorldOptions world_options(const Options& options, std::string& backend
   if (const char* sink = std::getenv("STAGGER_SINKING_SWEEPS")) w.controls.sinking_sweeps = std::atoi(sink) != 0;
   // STAGGER_BLOCK_SIZE=N: contacts per block (the unit a thread takes and a reduction sums; for measurements).
   if (const char* block = std::getenv("STAGGER_BLOCK_SIZE")) w.controls.block_size = std::max(0, std::atoi(block));
+  // STAGGER_LOOP_CHECK_INTERVAL=N: APGD iterations between checks of "any island still iterating?" (for measurements).
+  if (const char* check = std::getenv("STAGGER_LOOP_CHECK_INTERVAL"))
+    w.controls.loop_check_interval = std::max(0, std::atoi(check));
   return w;
 }
 

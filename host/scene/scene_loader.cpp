@@ -24,7 +24,7 @@ namespace stagger {
 namespace {
 
 // The smallest mass (kg) and moment of inertia (kg m^2) a dynamic body may have; 1 / it, the largest.
-constexpr double kLeastMassScale = 1e-150;
+constexpr double kLeastMassScale = 1e-100;
 
 // Names and ids end up in file names and in final_state.csv's lines: a control character (NUL, a
 // newline) there cut an output path short after the whole run, or split a CSV row so that the state
@@ -183,9 +183,10 @@ BodyDesc parse_body(const JsonNode& node, bool is_template, MeshLibrary& meshes)
     const double volume = b.shape.type == ShapeType::mesh ? meshes.table[b.shape.mesh]->volume : shape_volume(b.shape);
     b.mass = mass ? mass->positive() : density->positive() * volume;
     if (!(b.mass > 0) || !std::isfinite(b.mass)) (mass ? *mass : *density).fail("gives a mass that is not a positive finite number");
-    // The solver divides by the mass and the principal moments and squares impulses (m v): a radius
-    // of 1e-300 (a moment of 0) or a mass of 1e308 loaded, then failed at the first step with a
-    // non-finite orientation. Within 1e-150..1e150 their inverses and squares stay finite.
+    // The solver divides by the mass and the principal moments, squares impulses (m v) and inverts the
+    // inertia tensor (its determinant is their cube): a radius of 1e-300 (a moment of 0), a mass of
+    // 1e308, or one of 1e-100 at 1 cm (moments of 4e-105, cubed below the smallest double) loaded,
+    // then failed at the first step with a non-finite orientation. Within 1e-100..1e100 all stay finite.
     const Vec3d moments =
         b.mass * (b.shape.type == ShapeType::mesh ? meshes.table[b.shape.mesh]->principal_inertia : unit_mass_inertia(b.shape));
     const double least = std::min({b.mass, moments.x, moments.y, moments.z});
@@ -193,7 +194,7 @@ BodyDesc parse_body(const JsonNode& node, bool is_template, MeshLibrary& meshes)
     if (!(least >= kLeastMassScale && most <= 1 / kLeastMassScale))
       (mass ? *mass : *density)
           .fail(fmt::format("gives a mass of {:.3g} kg and moments of inertia {:.3g}, {:.3g}, {:.3g} kg m^2: each must "
-                            "lie within 1e-150..1e150 (the solver divides by them and squares impulses)",
+                            "lie within 1e-100..1e100 (the solver divides by them, squares impulses and inverts the inertia)",
                             b.mass, moments.x, moments.y, moments.z));
   } else {
     // Accepted and checked, but a fixed or kinematic body has infinite mass for the solver.
