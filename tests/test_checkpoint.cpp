@@ -115,6 +115,20 @@ TEST_CASE("SIGTERM writes a checkpoint, and resuming it finishes the run as if n
   fs::remove_all(dir);
 }
 
+// "--checkpoint-every N: ... and at the end": a run of no steps wrote none (its step count, 0, is a
+// multiple of every N, which was taken for "the loop just wrote one").
+TEST_CASE("a run of no steps with --checkpoint-every leaves a checkpoint that resumes", "[cli][checkpoint]") {
+  fs::path dir = temp_dir("ckpt_zero");
+  fs::path scene = write_scene(dir, "pile.json", kPile);
+  REQUIRE(stagger("run " + scene.string() + " --quiet --steps 0 --checkpoint-every 5 --out " + (dir / "o").string(), dir)
+              .code == 0);
+  REQUIRE(fs::exists(dir / "o" / "checkpoint.stagger"));
+  REQUIRE(stagger("run --resume " + (dir / "o" / "checkpoint.stagger").string() + " --quiet --steps 20", dir).code == 0);
+  REQUIRE(stagger("run " + scene.string() + " --quiet --steps 20 --out " + (dir / "straight").string(), dir).code == 0);
+  REQUIRE(slurp(dir / "o" / "final_state.csv") == slurp(dir / "straight" / "final_state.csv"));
+  fs::remove_all(dir);
+}
+
 TEST_CASE("bad checkpoints and mismatched resumes are refused with exit 2", "[cli][checkpoint][errors]") {
   fs::path dir = temp_dir("badckpt");
   fs::path scene = write_scene(dir, "pile.json", kPile);

@@ -91,6 +91,10 @@ void print_result(const api::World& world, const std::string& out) {
 }  // namespace
 
 int run_command(const RunOptions& options) {
+  // From the start: a signal while a large scene loads (meshes take seconds) ended the process by its
+  // default action, with no message and an empty output directory. Now loading finishes and the run
+  // ends as an interrupted one, at its first step, with a checkpoint.
+  install_interrupt_handlers();
   api::Options world_options{options.backend, options.precision, options.threads, options.out_dir};
   // The output directory exists before the world is made, so that a failed setup can leave its results.
   auto make_out = [&](const fs::path& out) {
@@ -137,9 +141,8 @@ int run_command(const RunOptions& options) {
   const auto start = Clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   const fs::path checkpoint = out / kCheckpointName;
-  std::string status = "ok";
-  install_interrupt_handlers();
   const std::int64_t first = world.step_count(), total = world.total_steps();
+  std::string status = interrupt_signal() && first < total ? "interrupted" : "ok";
   // A checkpoint that cannot be written ends the run as a failure, with the state it could not save.
   auto save = [&] {
     try {
@@ -150,7 +153,7 @@ int run_command(const RunOptions& options) {
     }
   };
   try {
-    for (std::int64_t s = first; s < total; ++s) {
+    for (std::int64_t s = first; s < total && status == "ok"; ++s) {
       world.step();
       if (options.hash) std::printf("hash %lld %016llx\n", (long long)world.step_count(),
                                     (unsigned long long)world.state_hash());
@@ -162,10 +165,11 @@ int run_command(const RunOptions& options) {
         break;
       }
     }
-    // A finished run leaves a checkpoint when asked for them (it can be extended with a larger --steps).
-    if ((status == "ok" && options.checkpoint_every > 0 && world.step_count() % options.checkpoint_every != 0) ||
-        status == "interrupted")
-      save();
+    // A finished run leaves a checkpoint when asked for them (it can be extended with a larger --steps),
+    // unless its last step just wrote one; so does a run of no steps.
+    const std::int64_t every = options.checkpoint_every;
+    const bool saved_last = every > 0 && world.step_count() > first && world.step_count() % every == 0;
+    if ((status == "ok" && every > 0 && !saved_last) || status == "interrupted") save();
   } catch (const api::RunError& e) {
     // The world is back at its last good state, and its results say so.
     progress.finish();
