@@ -102,6 +102,9 @@ class World {
   // Cumulative since this World was made (not carried by checkpoints).
   const std::array<double, kSolvePartCount>& solve_part_seconds() const { return solve_part_seconds_; }
   const Contacts& contacts() const { return contacts_; }
+  // The deepest overlap between the bodies as they stand now (m, 0 if none), from a collision
+  // detection of its own that leaves the step's caches alone: what a run leaves behind.
+  double deepest_overlap() const;
   // The last step's problem and solution. On a resident step the problem holds only its structure
   // (slots, islands, warm start: build_problem_structure) and the solution no velocities.
   const ContactProblem& problem() const { return problem_; }
