@@ -2,6 +2,8 @@
 // runaway detection): runs the real binary, as a user's job script would.
 #include <catch2/catch.hpp>
 
+#include <sstream>
+
 #include <signal.h>
 
 #include <chrono>
@@ -185,6 +187,19 @@ TEST_CASE("a run resumes with other solver settings, and uses them", "[cli][chec
   REQUIRE(fs::exists(dir / "r" / "frames" / "bodies_00000030.vtp"));
   REQUIRE(fs::exists(dir / "r" / "frames" / "contacts_00000040.vtp"));
   REQUIRE(slurp(dir / "r" / "frames" / "bodies.pvd").find("bodies_00000030.vtp") != std::string::npos);
+  // Resumed into another directory, its index lists the frames written there, each of which is there
+  // (it listed the first directory's frames 0 and 20 as if they were here).
+  std::istringstream index(slurp(dir / "r" / "frames" / "index.csv"));
+  std::string line;
+  std::getline(index, line);  // the header
+  int listed = 0;
+  while (std::getline(index, line)) {
+    const std::string file = line.substr(line.rfind(',') + 1);
+    CAPTURE(line);
+    CHECK(fs::exists(dir / "r" / "frames" / file));
+    ++listed;
+  }
+  CHECK(listed == 2);  // steps 30 and 40
   fs::remove_all(dir);
 }
 

@@ -278,6 +278,14 @@ World World::resume(const std::string& checkpoint_path, Options options, const s
     throw InputError(checkpoint_path, "$", fmt::format("does not fit the scene: {}", e.what()));
   }
   m->record.resumed_at_step = m->world->steps_done();
+  // Resumed into another directory: its frame index and .pvd collections list the frames written
+  // there. Listing the earlier ones too pointed them at files that are in the first directory only
+  // (ParaView could not open the collection); that directory's own index lists them.
+  std::error_code ec;
+  if (!fs::equivalent(m->out, fs::absolute(checkpoint_path).parent_path(), ec)) {
+    m->record.frame_index = RunRecord{}.frame_index;
+    m->record.frame_steps.clear();
+  }
   m->set_total_steps(checkpoint.total_steps);
   find_tracked(*m);
   m->world->keep_good_state();
