@@ -92,6 +92,11 @@ TEST_CASE("bad input exits 2 with one error line naming file and path", "[cli][e
   fs::path ok = write_scene(dir, "ok.json", R"({"time_step": 0.01, "steps": 1, "bodies": [{"shape": {"type": "sphere", "radius": 1}, "mass": 1}]})");
   one_error_line(test::stagger("run " + ok.string() + " --backend warp", dir), "--backend");
   one_error_line(test::stagger("run " + ok.string() + " --steps -3", dir), "--steps");
+  // What is wrong with it: not a number at all is not "out of range".
+  CHECK(test::stagger("run " + ok.string() + " --steps abc", dir).err.find("--steps: must be an integer, got abc") !=
+        std::string::npos);
+  CHECK(test::stagger("run " + ok.string() + " --threads 0", dir).err.find("--threads: must be in [1, 4096], got 0") !=
+        std::string::npos);
   // An output directory that exists but takes no files is found before the run, not after it (all of
   // it simulated, its results lost): /proc/self is a directory no one can write into.
   Outcome unwritable = test::stagger("run " + ok.string() + " --steps 1000000 --out /proc/self", dir);

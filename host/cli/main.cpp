@@ -22,6 +22,20 @@ const CLI::Validator kPositiveFinite(
     },
     "POSITIVE");
 
+// An integer in [least, most]. CLI::Range said "Value abc not in range" of what is no number at all,
+// and of 1.5.
+CLI::Validator integer_in(long long least, long long most) {
+  const std::string range = "[" + std::to_string(least) + ", " + std::to_string(most) + "]";
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        long long value = 0;
+        if (!CLI::detail::lexical_cast(text, value)) return "must be an integer, got " + text;
+        if (value < least || value > most) return "must be in " + range + ", got " + text;
+        return {};
+      },
+      "INT in " + range);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -38,12 +52,12 @@ int main(int argc, char** argv) {
                       "double | float: the real type of the batched backends' iterations (default double)")
       ->check(CLI::IsMember({"double", "float"}));
   run_cmd->add_option("--steps", run.steps, "number of steps (overrides the scene's duration or steps)")
-      ->check(CLI::Range(std::int64_t(0), std::int64_t(1'000'000'000'000)));
-  run_cmd->add_option("--threads", run.threads, "OpenMP threads (default: all cores)")->check(CLI::Range(1, 4096));
+      ->check(integer_in(0, 1'000'000'000'000));
+  run_cmd->add_option("--threads", run.threads, "OpenMP threads (default: all cores)")->check(integer_in(1, 4096));
   run_cmd->add_flag("--quiet", run.quiet, "no progress line");
   run_cmd->add_option("--checkpoint-every", run.checkpoint_every,
                       "write <out>/checkpoint.stagger every N steps and at the end (a signal always writes one)")
-      ->check(CLI::Range(std::int64_t(1), std::int64_t(1'000'000'000'000)));
+      ->check(integer_in(1, 1'000'000'000'000));
   run_cmd->add_option("--resume", run.resume, "continue the run saved in this checkpoint (--steps: the total)");
   run_cmd->add_flag("--hash", run.hash, "print each step's state hash (\"hash <step> <hex>\") on stdout");
 
@@ -63,10 +77,10 @@ int main(int argc, char** argv) {
       app.add_subcommand("export-fclib", "write every island of one step as an FCLIB local problem (HDF5)");
   export_cmd->add_option("scene", export_fclib.scene_file, "scene file (JSON)")->required();
   export_cmd->add_option("--step", export_fclib.step, "the step to export (1 = the first; default 1)")
-      ->check(CLI::Range(std::int64_t(1), std::int64_t(1'000'000'000)));
+      ->check(integer_in(1, 1'000'000'000));
   export_cmd->add_option("--out", export_fclib.out_dir, "directory for the .hdf5 files (default: out/<scene>_fclib)");
   export_cmd->add_option("--min-contacts", export_fclib.min_contacts, "write only islands with at least this many contacts")
-      ->check(CLI::Range(1, 1'000'000'000));
+      ->check(integer_in(1, 1'000'000'000));
 
   stagger::SolveFclibOptions solve_fclib;
   CLI::App* solve_cmd = app.add_subcommand(
@@ -76,9 +90,9 @@ int main(int argc, char** argv) {
   solve_cmd->add_option("--tolerance", solve_fclib.tolerances, "natural-map tolerances, one solve each (default 1e-4)")
       ->check(kPositiveFinite);
   solve_cmd->add_option("--max-outer", solve_fclib.max_outer_iterations, "outer iterations (default 1000)")
-      ->check(CLI::Range(1, 100'000'000));
+      ->check(integer_in(1, 100'000'000));
   solve_cmd->add_option("--max-inner", solve_fclib.max_inner_iterations, "APGD iterations per QP (default 300)")
-      ->check(CLI::Range(1, 100'000'000));
+      ->check(integer_in(1, 100'000'000));
   solve_cmd->add_option("--inner-tolerance", solve_fclib.inner_tolerance,
                         "floor of the adaptive APGD tolerance (default min(1e-8, 0.1 x --tolerance))")
       ->check(kPositiveFinite);
