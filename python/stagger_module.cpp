@@ -107,7 +107,12 @@ int body_arg(const World& world, const py::object& body) {
     if (i < 0) throw InputError("body \"" + id + "\": no such body");
     return i;
   }
-  return body.cast<int>();
+  try {
+    return body.cast<int>();
+  } catch (const py::cast_error&) {  // a bare RuntimeError, which RunError (a failed step) also is
+    throw InputError("body: expected an index (int) or an id (str), got " +
+                     py::str(py::type::of(body).attr("__name__")).cast<std::string>());
+  }
 }
 
 py::array vec3_array(const std::vector<std::array<double, 3>>& v) {

@@ -4,6 +4,7 @@
 #include "stagger/world.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -44,6 +45,7 @@ struct World::Impl {
   double wall = 0;  // seconds spent stepping and writing frames since this object was made
   fs::path out;     // empty: no files
   std::string failure;  // the first step failure (RunError) of this run: summaries say "failed" from then on
+  mutable std::atomic<bool> busy{false};  // a call is running (OneCall)
 
   const Bodies& bodies() const { return world->bodies(); }
 
@@ -120,6 +122,22 @@ struct World::Impl {
 };
 
 namespace {
+
+// One call at a time on a world: Python releases the GIL while a world steps, and two threads
+// stepping one world corrupted it (a non-finite orientation at step 3, the step count lost). A second
+// call while one runs is refused, in whichever thread it comes.
+class OneCall {
+ public:
+  explicit OneCall(const World::Impl& m) : busy_(m.busy) {
+    if (busy_.exchange(true)) throw InputError("this World is busy with a call from another thread (one call at a time)");
+  }
+  ~OneCall() { busy_ = false; }
+  OneCall(const OneCall&) = delete;
+  OneCall& operator=(const OneCall&) = delete;
+
+ private:
+  std::atomic<bool>& busy_;
+};
 
 // Options in the internal form, and the backend's name; InputError for what cannot be honoured.
 stagger::WorldOptions world_options(const Options& options, std::string& backend) {
@@ -293,6 +311,7 @@ World World::resume(const std::string& checkpoint_path, Options options, const s
 }
 
 const StepReport& World::step() {
+  const OneCall one(*impl_);
   Impl& m = *impl_;
   stagger::World& w = *m.world;
   const auto start = Clock::now();
@@ -341,6 +360,7 @@ double World::time() const { return impl_->world->time(); }
 std::int64_t World::step_count() const { return impl_->world->steps_done(); }
 std::int64_t World::total_steps() const { return impl_->total_steps; }
 void World::set_total_steps(std::int64_t steps) {
+  const OneCall one(*impl_);
   if (steps < 0) throw InputError(fmt::format("steps: {} is negative", steps));
   impl_->set_total_steps(steps);
 }
@@ -371,7 +391,24 @@ const double* World::orientations() const { return &impl_->bodies().q.data()->w;
 const double* World::velocities() const { return &impl_->bodies().v.data()->x; }
 const double* World::angular_velocities() const { return &impl_->bodies().w.data()->x; }
 
+namespace {
+
+// Gives kinematic body `body` the motion `k` from the pose at t = 0 that puts it where it is now: the
+// motion continues from there, without a jump.
+void continue_motion_from_pose(World::Impl& m, int body, const KinematicMotion& k) {
+  const Bodies& b = m.bodies();
+  Vec3d x, v, w;
+  Quatd q;
+  kinematic_state(k, Vec3d{0, 0, 0}, Quatd{1, 0, 0, 0}, m.world->time(), x, q, v, w);  // displacement and rotation
+  const Vec3d x0 = b.x[body] - x;
+  const Quatd q0 = normalized(conjugate(q) * b.q[body]);
+  m.world->set_body_motion(body, k, x0, q0);
+}
+
+}  // namespace
+
 void World::set_body_state(const double* x, const double* q, const double* v, const double* w) {
+  const OneCall one(*impl_);
   stagger::World& world = *impl_->world;
   WorldState s = world.state(/*include_warm_start=*/true);
   const Bodies& bodies = impl_->bodies();
@@ -397,15 +434,28 @@ void World::set_body_state(const double* x, const double* q, const double* v, co
     s.v[i] = v_new;
     s.w[i] = w_new;
   }
+  const WorldState before = world.state(/*include_warm_start=*/false);
   world.restore(s);
   if (auto fault = world.check_state()) {
     world.restore_good_state();
     throw InputError(fmt::format("body \"{}\" {}", body_ids()[fault->body], fault->what));
   }
+  // A kinematic body put elsewhere goes on with its motion from there (its motion had it back on its
+  // path after one step, having missed the bodies it should have pushed).
+  for (std::size_t i = 0; i < s.x.size(); ++i) {
+    const Vec3d dx = s.x[i] - before.x[i];
+    const Quatd &a = s.q[i], &b = before.q[i];
+    const bool moved = dx.x != 0 || dx.y != 0 || dx.z != 0 || a.w != b.w || a.x != b.x || a.y != b.y || a.z != b.z;
+    if (moved && bodies.kind[i] == BodyKind::kinematic) {
+      const KinematicMotion motion = bodies.motion[i];  // a copy: set_body_motion writes the original
+      continue_motion_from_pose(*impl_, int(i), motion);
+    }
+  }
   world.keep_good_state();
 }
 
 void World::set_friction(int body, double friction) {
+  const OneCall one(*impl_);
   check_body(*impl_, body);
   if (!(friction >= 0) || !std::isfinite(friction))
     throw InputError(fmt::format("friction: {} is not a friction coefficient (>= 0)", friction));
@@ -414,6 +464,7 @@ void World::set_friction(int body, double friction) {
 }
 
 void World::set_motion(int body, const Motion& motion) {
+  const OneCall one(*impl_);
   check_body(*impl_, body);
   const Bodies& b = impl_->bodies();
   if (b.kind[body] != BodyKind::kinematic)
@@ -442,15 +493,7 @@ void World::set_motion(int body, const Motion& motion) {
   } else {
     throw InputError(fmt::format("motion: unknown type \"{}\" (expected none, sinusoid or constant_velocity)", motion.type));
   }
-  // The pose at t = 0 from which the new motion gives the current pose now: the motion continues
-  // from where the body is, without a jump.
-  const double t = time();
-  Vec3d x, v, w;
-  Quatd q;
-  kinematic_state(k, Vec3d{0, 0, 0}, Quatd{1, 0, 0, 0}, t, x, q, v, w);  // displacement and rotation at t
-  const Vec3d x0 = b.x[body] - x;
-  const Quatd q0 = normalized(conjugate(q) * b.q[body]);
-  impl_->world->set_body_motion(body, k, x0, q0);
+  continue_motion_from_pose(*impl_, body, k);
   impl_->world->keep_good_state();
 }
 
@@ -479,6 +522,7 @@ std::string World::summary_json() const {
 std::uint64_t World::state_hash() const { return stagger::state_hash(impl_->bodies()); }
 
 void World::save(const std::string& path) const {
+  const OneCall one(*impl_);
   const Impl& m = *impl_;
   RunRecord saved = m.record;
   saved.earlier_wall_seconds += m.wall;
@@ -490,6 +534,7 @@ void World::save(const std::string& path) const {
 }
 
 std::string World::finish(const std::string& status, const std::string& failure) {
+  const OneCall one(*impl_);
   if (status != "ok" && status != "interrupted" && status != "failed")
     throw InputError(fmt::format("finish: unknown status \"{}\" (expected ok, interrupted or failed)", status));
   // A run a step failure ended stays failed: finish() (from a `finally:`, say) must not write "ok" over

@@ -94,6 +94,10 @@ void write_checkpoint(const std::filesystem::path& path, const Checkpoint& c) {
   payload.array(c.world.warm);
   payload.pod(c.world.stage_seconds);
   payload.text(c.run_json);
+  payload.array(c.world.friction);
+  payload.array(c.world.motion);
+  payload.array(c.world.x0);
+  payload.array(c.world.q0);
 
   Writer file;
   const std::string& body = payload.bytes();
@@ -114,8 +118,8 @@ Checkpoint read_checkpoint(const std::filesystem::path& path) {
     throw CheckpointError("not a stagger checkpoint");
   Reader header(std::string_view(all).substr(kMagicSize, kHeaderSize - kMagicSize));
   const auto version = header.pod<std::uint32_t>();
-  if (version != Checkpoint::kVersion)
-    throw CheckpointError(fmt::format("checkpoint version {}, this stagger reads version {}", version, Checkpoint::kVersion));
+  if (version != 1 && version != Checkpoint::kVersion)
+    throw CheckpointError(fmt::format("checkpoint version {}, this stagger reads versions 1 and {}", version, Checkpoint::kVersion));
   const auto size = header.pod<std::uint64_t>();
   const auto checksum = header.pod<std::uint64_t>();
   if (size != all.size() - kHeaderSize) throw CheckpointError("damaged: truncated or padded (size does not match)");
@@ -135,6 +139,12 @@ Checkpoint read_checkpoint(const std::filesystem::path& path) {
   c.world.warm = r.array<WarmStartCache::Entry>("warm-start entries");
   c.world.stage_seconds = r.pod<std::array<double, kStageCount>>();
   c.run_json = r.text("the run's aggregates");
+  if (version >= 2) {
+    c.world.friction = r.array<double>("friction coefficients");
+    c.world.motion = r.array<KinematicMotion>("motions");
+    c.world.x0 = r.array<Vec3d>("motion start positions");
+    c.world.q0 = r.array<Quatd>("motion start orientations");
+  }
   if (!r.done()) throw CheckpointError("damaged: bytes after the end");
   if (c.world.steps_done < 0 || c.total_steps < 0) throw CheckpointError("damaged: negative step count");
   return c;

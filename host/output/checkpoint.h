@@ -5,7 +5,8 @@
 //   "STAGGER-CHECKPOINT\n"  magic
 //   u32 version, u64 payload bytes, u64 FNV-1a 64 of the payload
 //   payload: the scene file's text and path, the total step count, the World's state (step counter,
-//   poses, velocities, warm-start entries, stage timings) and the run's own aggregates as JSON.
+//   poses, velocities, warm-start entries, stage timings) and the run's own aggregates as JSON; from
+//   version 2 then each body's friction, motion and motion start pose (they may change mid-run).
 // No random numbers are drawn while a run steps (the generators' jitter is drawn when the scene is
 // loaded, and the bodies it placed are in the state), so there is no generator state to keep.
 #pragma once
@@ -20,7 +21,9 @@
 namespace stagger {
 
 struct Checkpoint {
-  static constexpr std::uint32_t kVersion = 1;
+  // 2 adds each body's friction, motion and motion start pose (WorldState); version 1 files are read,
+  // with the scene's.
+  static constexpr std::uint32_t kVersion = 2;
   std::string scene_text;   // the scene as it was loaded: resuming does not depend on the file still existing
   std::string scene_file;   // its path then (messages, relative paths)
   std::int64_t total_steps = 0;  // the run's step count (scene or --steps)

@@ -295,13 +295,15 @@ void World::sync_bodies() const {
 
 WorldState World::state(bool include_warm_start) const {
   sync_bodies();
-  return WorldState{steps_done_,
-                    bodies_.x,
-                    bodies_.v,
-                    bodies_.w,
-                    bodies_.q,
-                    include_warm_start ? warm_.entries() : std::vector<WarmStartCache::Entry>{},
-                    stage_seconds_};
+  WorldState s{steps_done_, bodies_.x, bodies_.v, bodies_.w, bodies_.q, {}, stage_seconds_};
+  if (include_warm_start) {  // a checkpoint's: the last good state's need not copy what steps do not change
+    s.warm = warm_.entries();
+    s.friction = bodies_.friction;
+    s.motion = bodies_.motion;
+    s.x0 = bodies_.x0;
+    s.q0 = bodies_.q0;
+  }
+  return s;
 }
 
 void World::restore(const WorldState& s) {
@@ -312,6 +314,33 @@ void World::restore(const WorldState& s) {
   for (const WarmStartCache::Entry& e : s.warm)
     if (e.a < 0 || e.b < 0 || std::size_t(e.a) >= n || std::size_t(e.b) >= n)
       throw std::invalid_argument("a warm-start entry names a body the scene does not have");
+  if (!s.friction.empty()) {  // the bodies' friction and motions as they were changed
+    if (s.friction.size() != n || s.motion.size() != n || s.x0.size() != n || s.q0.size() != n)
+      throw std::invalid_argument("the friction and motions are not one per body");
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!(s.friction[i] >= 0) || !std::isfinite(s.friction[i]))
+        throw std::invalid_argument(fmt::format("body \"{}\" has friction {}", bodies_.id[i], s.friction[i]));
+      if (s.motion[i].type < 0 || s.motion[i].type > 2 || (s.motion[i].type != 0 && bodies_.kind[i] != BodyKind::kinematic))
+        throw std::invalid_argument(fmt::format("body \"{}\" has a motion it cannot have", bodies_.id[i]));
+    }
+    const auto same = [](Vec3d a, Vec3d b) { return a.x == b.x && a.y == b.y && a.z == b.z; };
+    bool changed = s.friction != bodies_.friction;
+    for (std::size_t i = 0; i < n && !changed; ++i) {
+      const KinematicMotion &a = s.motion[i], &b = bodies_.motion[i];
+      const Quatd &qa = s.q0[i], &qb = bodies_.q0[i];
+      changed = a.type != b.type || a.amplitude != b.amplitude || a.frequency != b.frequency || a.phase != b.phase ||
+                !same(a.axis, b.axis) || !same(a.velocity, b.velocity) || !same(a.angular_velocity, b.angular_velocity) ||
+                !same(s.x0[i], bodies_.x0[i]) || !(qa.w == qb.w && qa.x == qb.x && qa.y == qb.y && qa.z == qb.z);
+    }
+    bodies_.friction = s.friction;
+    bodies_.motion = s.motion;
+    bodies_.x0 = s.x0;
+    bodies_.q0 = s.q0;
+    // A resident step holds them where it runs: a new one takes them (the state is uploaded below).
+    if (changed && resident_)
+      resident_ = options_.backend == SolverBackend::cuda ? make_resident_step_cuda(bodies_)
+                                                           : make_resident_step_cpu(bodies_, options_.resident_fails_after);
+  }
   bodies_.x = s.x;
   bodies_.v = s.v;
   bodies_.w = s.w;

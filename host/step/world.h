@@ -69,6 +69,13 @@ struct WorldState {
   std::vector<Quatd> q;
   std::vector<WarmStartCache::Entry> warm;
   std::array<double, kStageCount> stage_seconds{};  // cumulative timings, so summaries span a resumed run
+  // What may change after the scene's start (the API's set_friction and set_motion): each body's
+  // friction, motion and the pose its motion starts from. Empty: as the scene has them (a version 1
+  // checkpoint, which lost such changes: the resumed run went on with the scene's).
+  std::vector<double> friction;
+  std::vector<KinematicMotion> motion;
+  std::vector<Vec3d> x0;
+  std::vector<Quatd> q0;
 };
 
 // Why the state after a step cannot be trusted (detected at the end of every step).
@@ -114,8 +121,9 @@ class World {
   // orientation or velocity, or a dynamic body faster than the scene's limits (a runaway).
   std::optional<StateFault> check_state() const;
 
-  // With include_warm_start = false the warm-start cache is left out (a snapshot only to report
-  // the last good state after a failure needs no impulses; restoring it clears the cache).
+  // With include_warm_start = false the warm-start cache, the friction and the motions are left out
+  // (a snapshot only to report the last good state after a failure needs no impulses, and steps do
+  // not change the others; restoring it clears the cache and keeps the others).
   WorldState state(bool include_warm_start = true) const;
   // Throws std::invalid_argument when the state does not fit this world's bodies.
   void restore(const WorldState& state);

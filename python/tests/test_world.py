@@ -191,6 +191,62 @@ def test_set_state_keeps_fixed_bodies_still(scenes):
         world.set_state(orientations=q)
 
 
+def test_a_checkpoint_keeps_friction_and_motion_changes(scenes, tmp_path):
+    # set_friction and set_motion are part of the run: resumed, it goes on with them (it went back to
+    # the scene's: a block set sliding stuck again, a belt set shaking ran on at 1 m/s).
+    def changed_run(path, change):
+        world = stagger.World(stagger.Scene.load(str(scenes / "validation" / path)), backend="cpu", threads=1)
+        world.step(5)
+        change(world)
+        world.save(str(tmp_path / "c.ck"))
+        world.step(200)
+        resumed = stagger.World.resume(str(tmp_path / "c.ck"), backend="cpu", threads=1, output_dir=str(tmp_path / "o"))
+        resumed.step(200)
+        return world, resumed
+    world, resumed = changed_run("block_sticks.json", lambda w: w.set_friction("body", 0.0))
+    assert resumed.state_hash() == world.state_hash()
+    assert abs(world.velocities[world.body_index("body")]).max() > 0.1  # it slides
+    world, resumed = changed_run(
+        "conveyor.json", lambda w: w.set_motion(0, "sinusoid", axis=[1, 0, 0], amplitude=0.01, frequency=2))
+    assert resumed.state_hash() == world.state_hash()
+
+
+def test_set_state_moves_a_kinematic_body_onto_a_new_path(scenes):
+    # Put elsewhere, a kinematic body goes on with its motion from there (it went back to its old path
+    # after one step).
+    world = stagger.World(stagger.Scene.load(str(scenes / "validation" / "conveyor.json")), backend="cpu", threads=1)
+    world.step(2)
+    x = world.positions.copy()
+    x[0] = [0, 0, -1]
+    world.set_state(positions=x)
+    world.step(1)
+    assert world.positions[0, 2] == -1.0
+    assert world.positions[0, 0] == pytest.approx(world.velocities[0, 0] * world.scene.time_step)
+
+
+def test_one_world_takes_one_call_at_a_time(scenes):
+    # The GIL is released while a world steps: a second thread stepping the same world corrupted it.
+    world = stagger.World(stagger.Scene.load(str(scenes / "brazil_nut_small.json")), backend="cpu", threads=1)
+    errors = []
+
+    def step():
+        try:
+            world.step(75)
+        except stagger.InputError as e:
+            errors.append(str(e))
+    threads = [threading.Thread(target=step) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    # Either the calls did not overlap (150 steps) or the second was refused, the world whole.
+    assert (world.step_count, len(errors)) in ((150, 0), (75, 1))
+    assert all("busy with a call from another thread" in e for e in errors)
+    assert np.isfinite(world.positions).all()
+    with pytest.raises(stagger.InputError, match="expected an index"):
+        world.set_friction(1.5, 0.2)
+
+
 def test_body_index_refuses_an_unknown_id(scenes):
     # numpy reads index -1 as the last body: a misspelt id must raise, not answer -1.
     world = stagger.World(stagger.Scene.load(str(scenes / "validation" / "resting_sphere.json")), backend="cpu")
