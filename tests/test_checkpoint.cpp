@@ -2,6 +2,7 @@
 // runaway detection): runs the real binary, as a user's job script would.
 #include <catch2/catch.hpp>
 
+#include <fstream>
 #include <sstream>
 
 #include <signal.h>
@@ -12,6 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_helpers.h"
+#include "output/checkpoint.h"
+#include "output/state_hash.h"
 
 using namespace test;
 
@@ -35,16 +38,16 @@ const char* kPile = R"({"time_step": 0.004, "steps": 120, "output": {"every": 20
 TEST_CASE("N steps, a checkpoint and N more steps equal 2N steps bit for bit", "[cli][checkpoint]") {
   fs::path dir = temp_dir("resume");
   fs::path scene = write_scene(dir, "pile.json", kPile);
-  Outcome whole = stagger("run " + scene.string() + " --quiet --hash --out " + (dir / "whole").string(), dir);
+  Outcome whole = test::stagger("run " + scene.string() + " --quiet --hash --out " + (dir / "whole").string(), dir);
   REQUIRE(whole.code == 0);
-  Outcome part = stagger("run " + scene.string() + " --quiet --hash --steps 60 --checkpoint-every 30 --out " +
+  Outcome part = test::stagger("run " + scene.string() + " --quiet --hash --steps 60 --checkpoint-every 30 --out " +
                              (dir / "parts").string(), dir);
   REQUIRE(part.code == 0);
   fs::path checkpoint = dir / "parts" / "checkpoint.stagger";
   REQUIRE(fs::exists(checkpoint));
   // The checkpoint holds the scene: the file is not needed to resume.
   fs::remove(scene);
-  Outcome rest = stagger("run --resume " + checkpoint.string() + " --quiet --hash --steps 120", dir);
+  Outcome rest = test::stagger("run --resume " + checkpoint.string() + " --quiet --hash --steps 120", dir);
   REQUIRE(rest.code == 0);
 
   REQUIRE(slurp(dir / "parts" / "final_state.csv") == slurp(dir / "whole" / "final_state.csv"));
@@ -70,9 +73,9 @@ TEST_CASE("N steps, a checkpoint and N more steps equal 2N steps bit for bit", "
 TEST_CASE("the same scene gives the same per-step hashes, whatever the thread count", "[cli][determinism]") {
   fs::path dir = temp_dir("hash");
   fs::path scene = write_scene(dir, "pile.json", kPile);
-  Outcome one = stagger("run " + scene.string() + " --quiet --hash --threads 1 --out " + (dir / "a").string(), dir);
-  Outcome two = stagger("run " + scene.string() + " --quiet --hash --threads 2 --out " + (dir / "b").string(), dir);
-  Outcome again = stagger("run " + scene.string() + " --quiet --hash --threads 2 --out " + (dir / "c").string(), dir);
+  Outcome one = test::stagger("run " + scene.string() + " --quiet --hash --threads 1 --out " + (dir / "a").string(), dir);
+  Outcome two = test::stagger("run " + scene.string() + " --quiet --hash --threads 2 --out " + (dir / "b").string(), dir);
+  Outcome again = test::stagger("run " + scene.string() + " --quiet --hash --threads 2 --out " + (dir / "c").string(), dir);
   REQUIRE(one.code == 0);
   REQUIRE(hash_lines(one.out).size() == 120);
   REQUIRE(hash_lines(one.out) == hash_lines(two.out));
@@ -110,8 +113,8 @@ TEST_CASE("SIGTERM writes a checkpoint, and resuming it finishes the run as if n
   REQUIRE(stopped_at >= 50);
 
   const std::string total = std::to_string(stopped_at + 40);
-  REQUIRE(stagger("run --resume " + (out / "checkpoint.stagger").string() + " --quiet --steps " + total, dir).code == 0);
-  REQUIRE(stagger("run " + scene.string() + " --quiet --steps " + total + " --out " + (dir / "straight").string(), dir)
+  REQUIRE(test::stagger("run --resume " + (out / "checkpoint.stagger").string() + " --quiet --steps " + total, dir).code == 0);
+  REQUIRE(test::stagger("run " + scene.string() + " --quiet --steps " + total + " --out " + (dir / "straight").string(), dir)
               .code == 0);
   REQUIRE(slurp(out / "final_state.csv") == slurp(dir / "straight" / "final_state.csv"));
   fs::remove_all(dir);
@@ -122,11 +125,11 @@ TEST_CASE("SIGTERM writes a checkpoint, and resuming it finishes the run as if n
 TEST_CASE("a run of no steps with --checkpoint-every leaves a checkpoint that resumes", "[cli][checkpoint]") {
   fs::path dir = temp_dir("ckpt_zero");
   fs::path scene = write_scene(dir, "pile.json", kPile);
-  REQUIRE(stagger("run " + scene.string() + " --quiet --steps 0 --checkpoint-every 5 --out " + (dir / "o").string(), dir)
+  REQUIRE(test::stagger("run " + scene.string() + " --quiet --steps 0 --checkpoint-every 5 --out " + (dir / "o").string(), dir)
               .code == 0);
   REQUIRE(fs::exists(dir / "o" / "checkpoint.stagger"));
-  REQUIRE(stagger("run --resume " + (dir / "o" / "checkpoint.stagger").string() + " --quiet --steps 20", dir).code == 0);
-  REQUIRE(stagger("run " + scene.string() + " --quiet --steps 20 --out " + (dir / "straight").string(), dir).code == 0);
+  REQUIRE(test::stagger("run --resume " + (dir / "o" / "checkpoint.stagger").string() + " --quiet --steps 20", dir).code == 0);
+  REQUIRE(test::stagger("run " + scene.string() + " --quiet --steps 20 --out " + (dir / "straight").string(), dir).code == 0);
   REQUIRE(slurp(dir / "o" / "final_state.csv") == slurp(dir / "straight" / "final_state.csv"));
   fs::remove_all(dir);
 }
@@ -134,12 +137,12 @@ TEST_CASE("a run of no steps with --checkpoint-every leaves a checkpoint that re
 TEST_CASE("bad checkpoints and mismatched resumes are refused with exit 2", "[cli][checkpoint][errors]") {
   fs::path dir = temp_dir("badckpt");
   fs::path scene = write_scene(dir, "pile.json", kPile);
-  REQUIRE(stagger("run " + scene.string() + " --quiet --steps 10 --checkpoint-every 10 --out " + (dir / "o").string(), dir)
+  REQUIRE(test::stagger("run " + scene.string() + " --quiet --steps 10 --checkpoint-every 10 --out " + (dir / "o").string(), dir)
               .code == 0);
   fs::path good = dir / "o" / "checkpoint.stagger";
   const std::string bytes = slurp(good);
   auto refused = [&](const std::string& args, const std::string& fragment) {
-    Outcome r = stagger("run " + args + " --quiet --out " + (dir / "r").string(), dir);
+    Outcome r = test::stagger("run " + args + " --quiet --out " + (dir / "r").string(), dir);
     CAPTURE(args, r.err);
     REQUIRE(r.code == 2);
     REQUIRE(r.err.rfind("error: ", 0) == 0);
@@ -164,7 +167,7 @@ TEST_CASE("bad checkpoints and mismatched resumes are refused with exit 2", "[cl
 TEST_CASE("a run resumes with other solver settings, and uses them", "[cli][checkpoint]") {
   fs::path dir = temp_dir("resolver");
   fs::path scene = write_scene(dir, "pile.json", kPile);
-  REQUIRE(stagger("run " + scene.string() + " --quiet --steps 20 --checkpoint-every 20 --out " + (dir / "o").string(), dir)
+  REQUIRE(test::stagger("run " + scene.string() + " --quiet --steps 20 --checkpoint-every 20 --out " + (dir / "o").string(), dir)
               .code == 0);
   // A tolerance no solve can reach in one outer iteration: every resumed step with contacts is unconverged.
   std::string strict = kPile;
@@ -172,7 +175,7 @@ TEST_CASE("a run resumes with other solver settings, and uses them", "[cli][chec
   const std::string frames_every_20 = R"("output": {"every": 20})";
   strict.replace(strict.find(frames_every_20), frames_every_20.size(), R"("output": {"every": 10, "format": "vtk"})");
   fs::path tightened = write_scene(dir, "strict.json", strict);
-  Outcome r = stagger("run " + tightened.string() + " --resume " + (dir / "o" / "checkpoint.stagger").string() +
+  Outcome r = test::stagger("run " + tightened.string() + " --resume " + (dir / "o" / "checkpoint.stagger").string() +
                           " --quiet --steps 40 --out " + (dir / "r").string(),
                       dir);
   CAPTURE(r.err);
@@ -208,7 +211,7 @@ TEST_CASE("a runaway body stops the run with exit 1, naming the step and the bod
   // Free fall: v_n = n h g passes limits.max_speed = 5 m/s at step 51 (5.0031 m/s).
   fs::path scene = write_scene(dir, "fall.json", R"({"time_step": 0.01, "steps": 200, "limits": {"max_speed": 5},
     "bodies": [{"id": "stone", "shape": {"type": "sphere", "radius": 0.1}, "mass": 1, "position": [0, 0, 100]}]})");
-  Outcome r = stagger("run " + scene.string() + " --quiet --out " + (dir / "out").string(), dir);
+  Outcome r = test::stagger("run " + scene.string() + " --quiet --out " + (dir / "out").string(), dir);
   REQUIRE(r.code == 1);
   REQUIRE_THAT(r.err, Catch::Contains("step 51 ") && Catch::Contains("\"stone\"") && Catch::Contains("runs away"));
   auto summary = nlohmann::json::parse(slurp(dir / "out" / "summary.json"));
@@ -224,5 +227,39 @@ TEST_CASE("a runaway body stops the run with exit 1, naming the step and the bod
   for (std::string f; std::getline(fields, f, ',');) values.push_back(std::stod(f));
   REQUIRE(values.size() == 13);
   REQUIRE(values[9] == Approx(-50 * 0.01 * 9.81).epsilon(1e-12));
+  fs::remove_all(dir);
+}
+
+// Version 2 added each body's friction, motion and motion start pose; a version 1 file (without
+// them) still resumes, with the scene's. Made here from a version 2 file: its last four arrays
+// dropped, the header's version, size and checksum written again.
+TEST_CASE("a version 1 checkpoint still resumes, bit for bit", "[cli][checkpoint]") {
+  fs::path dir = temp_dir("ckpt_v1");
+  fs::path scene = write_scene(dir, "pile.json", kPile);
+  REQUIRE(test::stagger("run " + scene.string() + " --quiet --steps 20 --checkpoint-every 20 --out " + (dir / "o").string(), dir)
+              .code == 0);
+  const ::stagger::Checkpoint v2 = ::stagger::read_checkpoint(dir / "o" / "checkpoint.stagger");
+  const std::size_t n = v2.world.x.size();
+  REQUIRE(v2.world.friction.size() == n);
+  std::string bytes = slurp(dir / "o" / "checkpoint.stagger");
+  const std::size_t magic = std::string("STAGGER-CHECKPOINT\n").size(), header = magic + 4 + 8 + 8;
+  const std::size_t added = 4 * 8 + n * (sizeof(double) + sizeof(::stagger::KinematicMotion) + sizeof(::stagger::Vec3d) +
+                                         sizeof(::stagger::Quatd));
+  std::string body = bytes.substr(header, bytes.size() - header - added);
+  const std::uint32_t version = 1;
+  const std::uint64_t size = body.size(), checksum = ::stagger::fnv1a64(body.data(), body.size());
+  std::string v1 = bytes.substr(0, magic);
+  v1.append(reinterpret_cast<const char*>(&version), 4);
+  v1.append(reinterpret_cast<const char*>(&size), 8);
+  v1.append(reinterpret_cast<const char*>(&checksum), 8);
+  v1 += body;
+  fs::create_directories(dir / "v1");
+  std::ofstream(dir / "v1" / "checkpoint.stagger", std::ios::binary) << v1;
+  const ::stagger::Checkpoint read = ::stagger::read_checkpoint(dir / "v1" / "checkpoint.stagger");
+  CHECK(read.world.friction.empty());
+  CHECK(read.world.x.size() == n);
+  REQUIRE(test::stagger("run --resume " + (dir / "v1" / "checkpoint.stagger").string() + " --quiet --steps 60", dir).code == 0);
+  REQUIRE(test::stagger("run " + scene.string() + " --quiet --steps 60 --out " + (dir / "straight").string(), dir).code == 0);
+  CHECK(slurp(dir / "v1" / "final_state.csv") == slurp(dir / "straight" / "final_state.csv"));
   fs::remove_all(dir);
 }
