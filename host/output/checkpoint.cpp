@@ -29,7 +29,7 @@ class Writer {
   void array(const std::vector<T>& values) {
     static_assert(std::is_trivially_copyable_v<T>);
     pod(std::uint64_t(values.size()));
-    bytes_.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
+    if (!values.empty()) bytes_.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
   }
   void text(const std::string& s) {
     pod(std::uint64_t(s.size()));
@@ -72,6 +72,7 @@ class Reader {
  private:
   void take(void* out, std::size_t n) {
     if (n > bytes_.size() - at_) throw CheckpointError("damaged: it ends early");
+    if (n == 0) return;  // an empty array's data() may be null, which memcpy must not get
     std::memcpy(out, bytes_.data() + at_, n);
     at_ += n;
   }
