@@ -210,6 +210,9 @@ TEST_CASE("export-fclib and solve-fclib: files, CSV, errors", "[fclib][cli]") {
   ::test::Outcome missing = ::test::stagger("solve-fclib " + (dir / "nope.hdf5").string(), dir);
   CHECK(missing.code == 2);
   CHECK(missing.err.find("error: " + (dir / "nope.hdf5").string() + ": $: no such file") == 0);
+  ::test::Outcome a_directory = ::test::stagger("solve-fclib " + dir.string(), dir);  // it said "no such file"
+  CHECK(a_directory.code == 2);
+  CHECK(a_directory.err == "error: " + dir.string() + ": $: not a file (a directory?)\n");
   ::test::Outcome not_fclib = ::test::stagger("solve-fclib " + scene, dir);
   CHECK(not_fclib.code == 2);
   CHECK(not_fclib.err == "error: " + scene + ": $: not an HDF5 file\n");

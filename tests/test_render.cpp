@@ -97,6 +97,8 @@ TEST_CASE("render refuses bad state files and options with exit 2", "[render][cl
            Bad{"--state " + state(header + "ball,0,0,nan,1,0,0,0\n"), "line 2: \"nan\" is not a finite number"},
            Bad{"--state " + state("x,y\n"), "line 1: expected the header"},
            Bad{"--state " + (dir / "missing.csv").string(), "cannot read"},
+           Bad{"--state " + state(""), "empty: expected the header"},  // not "body ... is missing"
+           Bad{"--state " + dir.string(), "a directory, not a state CSV"},
            Bad{"--view sideways", "--view: unknown view"},
            Bad{"--size 10x10", "--size: 10x10 is outside"},
            Bad{"--size big", "--size: expected WIDTHxHEIGHT"},
