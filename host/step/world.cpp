@@ -64,9 +64,14 @@ void World::set_body_motion(int body, const KinematicMotion& motion, Vec3d x0, Q
 // The new step starts from the current poses and velocities, which become the last good state.
 void World::rebuild_resident_step() {
   if (!resident_) return;
+  remake_resident_step();
+  keep_good_state();
+}
+
+// A new resident step of the same kind from bodies_ (its friction and motions are copied where it runs).
+void World::remake_resident_step() {
   if (options_.backend == SolverBackend::cuda) resident_ = make_resident_step_cuda(bodies_);
   else resident_ = make_resident_step_cpu(bodies_, options_.resident_fails_after);
-  keep_good_state();
 }
 
 World::~World() = default;
@@ -337,9 +342,7 @@ void World::restore(const WorldState& s) {
     bodies_.x0 = s.x0;
     bodies_.q0 = s.q0;
     // A resident step holds them where it runs: a new one takes them (the state is uploaded below).
-    if (changed && resident_)
-      resident_ = options_.backend == SolverBackend::cuda ? make_resident_step_cuda(bodies_)
-                                                           : make_resident_step_cpu(bodies_, options_.resident_fails_after);
+    if (changed && resident_) remake_resident_step();
   }
   bodies_.x = s.x;
   bodies_.v = s.v;

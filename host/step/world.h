@@ -150,6 +150,7 @@ class World {
   void keep_warm_start();  // this step's impulses into the warm-start cache
   void sync_bodies() const;
   void rebuild_resident_step();
+  void remake_resident_step();
 
   Scene scene_;
   WorldOptions options_;

@@ -239,8 +239,10 @@ def test_one_world_takes_one_call_at_a_time(scenes):
         t.start()
     for t in threads:
         t.join()
-    # Either the calls did not overlap (150 steps) or the second was refused, the world whole.
-    assert (world.step_count, len(errors)) in ((150, 0), (75, 1))
+    # Each step is one call: either no step overlapped another (150 steps), or one thread's call was
+    # refused at an overlap and it stopped there while the other finished its 75; the world whole.
+    assert len(errors) <= 1
+    assert world.step_count == 150 if not errors else 75 <= world.step_count < 150
     assert all("busy with a call from another thread" in e for e in errors)
     assert np.isfinite(world.positions).all()
     with pytest.raises(stagger.InputError, match="expected an index"):
