@@ -24,7 +24,8 @@ STAGGER_HD STAGGER_INLINE T coulomb_shift(const P& p, int k, const T* vt) {
 
 // |gamma_k - P_K(gamma_k - v~_k)|^2 for contact k with unknowns a0, b0[0..friction_dims) (in registers)
 // from its velocity rows: `vn` the normal row minus c, `vt` the friction rows; with `coulomb` the normal
-// row is shifted by coulomb_shift first (else the relaxed problem's map).
+// row is shifted by coulomb_shift first (else the relaxed problem's map). Where the view has residual
+// weights (below), the impulses are the velocities they make: |w gamma_k - P_K(w gamma_k - v~_k)|^2.
 template <class P, class T = typename P::Real>
 STAGGER_HD STAGGER_INLINE T natural_map_residual2_of_values(const P& p, int k, T a0, const T* b0, T vn, const T* vt,
                                                             bool coulomb) {
@@ -35,6 +36,12 @@ STAGGER_HD STAGGER_INLINE T natural_map_residual2_of_values(const P& p, int k, T
   // iterations: the margins take in neighbours that do not touch.
   if (coulomb && !p.pyramid && a0 == T(0) && b0[0] == T(0) && b0[1] == T(0) && vn >= T(0)) return T(0);
   vn = vn + (coulomb ? coulomb_shift(p, k, vt) : T(0));
+  // With residual weights, the impulses as the velocities they make (residual_velocity_weight).
+  T wb0[P::kFrictionCapacity];
+  const T w = p.residual_weight ? p.residual_weight[k] : T(1);
+  a0 *= w;
+  for (int j = 0; j < m; ++j) wb0[j] = w * b0[j];
+  b0 = wb0;
   T a = a0 - vn;
   T b[P::kFrictionCapacity];
   for (int j = 0; j < m; ++j) b[j] = b0[j] - vt[j];
@@ -82,6 +89,20 @@ STAGGER_HD STAGGER_INLINE T natural_map_residual2(const P& p, int k, const T* al
   return natural_map_residual2_of_rows(p, k, alpha, beta, normal, vt, coulomb);
 }
 
+// The weight of contact k's residual in an island whose error is measured in velocities
+// (error_in_velocities, host/scene/scene.h): its normal row's Delassus diagonal W_nn (+ its compliance),
+// the velocity a unit impulse gives it. w gamma - P_K(w gamma - v~) = w (gamma - P_K(gamma - v~ / w))
+// (the cone is a cone) is the natural map with a step of 1 / w, which vanishes where FCLIB's (a step
+// of 1) does, and is a velocity throughout. In FCLIB's, impulses in N s are
+// compared with velocities in m/s: an island of 1 g bodies (impulses of mu m g h, 1e-5 N s) met a
+// tolerance of 1e-4 with no friction at all and slid down its incline at g sin(theta), and a stack of
+// 1 mm glass cubes (2.5 mg) returned friction 40 times its cone and fell.
+template <class P, class T = typename P::Real>
+STAGGER_HD STAGGER_INLINE T residual_velocity_weight(const P& p, int k) {
+  const T e = p.compliance ? p.compliance[k] : T(0);
+  return p.scale_n ? p.scale_n[k] : delassus_row_norm(p, k, p.normal[k]) + e;
+}
+
 // b_floor of SOLVER.md, per row (m/s): errors are relative to |b|, except when the free velocity
 // is essentially zero (bodies at rest with no load), where they become absolute at this scale.
 constexpr double kFreeVelocityFloor = 1e-6;
@@ -100,13 +121,15 @@ STAGGER_HD STAGGER_INLINE T island_error_scale(T b2, int rows) {
 // with the envelope of a resting hexagonal pyramid's mesh (5% of its size) such rows made |b| a
 // thousand times the bodies' speeds, and a relative error of 8e-5 let it sink 1.4 mm/s. An island's
 // |b| takes both sums (island_free_norm2).
+// `normal`: the clipped normal rows alone, the scale of an island whose error is measured in
+// velocities (island_free_norm2).
 template <class T>
 struct FreeNorms2 {
-  T with_gaps, clipped;
+  T with_gaps, clipped, normal;
 };
 template <class T>
 STAGGER_HD STAGGER_INLINE FreeNorms2<T> operator+(FreeNorms2<T> a, FreeNorms2<T> b) {
-  return {a.with_gaps + b.with_gaps, a.clipped + b.clipped};
+  return {a.with_gaps + b.with_gaps, a.clipped + b.clipped, a.normal + b.normal};
 }
 template <class P, class T = typename P::Real>
 STAGGER_HD STAGGER_INLINE FreeNorms2<T> free_velocity_norms2(const P& p, int k, Vec3<T> vel_free) {
@@ -116,14 +139,21 @@ STAGGER_HD STAGGER_INLINE FreeNorms2<T> free_velocity_norms2(const P& p, int k, 
   for (int j = 0; j < p.friction_dims; ++j) tangential += square(vt[j]);
   const T normal = vel_free.x - p.rhs[k], weight = compliant_normal_weight(p, k);
   const T clipped = p.rhs[k] < T(0) ? min_of(normal, T(0)) : normal;
-  return {square(weight * normal) + tangential, square(weight * clipped) + tangential};
+  return {square(weight * normal) + tangential, square(weight * clipped) + tangential, square(weight * clipped)};
 }
 
 // |b|^2 of an island from its contacts' summed free_velocity_norms2: the gaps count until |b| is
 // `gap_cap` times its value without them (host/scene/scene.h, error_scale_gap_cap: 1 for structured
-// islands, i.e. no gaps, and more for granular ones).
+// islands, i.e. no gaps, and more for granular ones). An island whose error is measured in velocities
+// (`in_velocities`, error_in_velocities) takes its normal rows alone: the friction rows' free velocity
+// is the bodies' slip, which friction does not undo within a step but brakes by about mu g h per step.
+// Relative to |b| with the slip, a ball sliding at 5 m/s with mu = 0.05 (mu g h = 4.9e-4 m/s at
+// h = 1e-3) met 1e-4 with no friction and never rolled, and at h = 1e-5 a box on a conveyor never
+// moved: the error allowed per step grew with the speed, and over 1 / h steps it added up to more
+// than the friction. The normal rows carry the step's load (g h on a resting contact) and any impact.
 template <class T>
-STAGGER_HD STAGGER_INLINE T island_free_norm2(FreeNorms2<T> sums, T gap_cap) {
+STAGGER_HD STAGGER_INLINE T island_free_norm2(FreeNorms2<T> sums, T gap_cap, bool in_velocities) {
+  if (in_velocities) return sums.normal;
   return min_of(sums.with_gaps, gap_cap * gap_cap * sums.clipped);
 }
 

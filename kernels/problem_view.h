@@ -55,6 +55,9 @@ struct ProblemView {
   const T* scale_t = nullptr;
   const T* inv_scale_n = nullptr;  // their inverses (multiplications in the iteration, not divisions)
   const T* inv_scale_t = nullptr;
+  // Solver state: what contact k's natural-map residual is multiplied by, so that an island's error is
+  // a velocity (kernels/natural_map.h, residual_weight); null: 1 for every contact (FCLIB's measure).
+  const T* residual_weight = nullptr;
 
   // Solver bodies: the dynamic bodies that touch something.
   const Vec3<T>* v_pred = nullptr;   // predictor velocities u^p

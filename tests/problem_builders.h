@@ -168,11 +168,13 @@ inline double result_difference(const ContactProblem& p, const SolveResult& a, c
   return d / scale;
 }
 
-// Settings that solve an island problem to near machine precision (equivalence tests).
+// Settings that solve an island problem to near machine precision (equivalence tests). 1e-10: small
+// islands' errors are velocities relative to their normal rows alone (kernels/natural_map.h), where at
+// 1e-11 the staggered loop and successive relaxation on pyramid islands stalled near rounding.
 inline SolverSettings tight(Method method = Method::staggered) {
   SolverSettings s;
   s.method = method;
-  s.tolerance = 1e-11;
+  s.tolerance = 1e-10;
   s.tolerance_set = true;  // for every island, granular ones too (island_settings)
   s.inner_tolerance = 1e-13;
   s.max_outer_iterations = 500;

@@ -134,6 +134,13 @@ inline bool granular_matter(int contacts, double friction_share) {
 // (STAGGER_HD: the batched backend's island_scales asks it per island, on the device too.)
 constexpr double kGranularGapCap = 10.0;
 STAGGER_HD inline double error_scale_gap_cap(int contacts) { return granular_island(contacts) ? kGranularGapCap : 1.0; }
+// Whether an island's natural-map error is measured in velocities (kernels/natural_map.h,
+// residual_velocity_weight and island_free_norm2): each contact's residual times its normal Delassus
+// diagonal, relative to the normal rows' free velocity. SOLVER.md's measure (FCLIB's, impulses against
+// velocities, relative to |b| with the bodies' slip) let small islands drop their friction: light
+// bodies, fast slides and small steps (docs/method.md, "The error of a small island"). Granular islands
+// keep it: their defaults are tuned on it for speed, and what they buy is documented there.
+STAGGER_HD inline bool error_in_velocities(int contacts) { return !granular_island(contacts); }
 
 // The settings an island of `contacts` contacts is solved with: "auto" resolved, and the endgame of
 // its inner tolerances (inner_tolerance_for): once the outer error is near the tolerance, a fraction

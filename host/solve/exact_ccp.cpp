@@ -29,11 +29,11 @@ struct System {
   std::vector<int> a, b;
   std::vector<Mat36> ga, gb;
   std::vector<Mat6> mass, inv_mass;
-  VectorXd q, compliance, mu;
+  VectorXd q, compliance, mu, residual_weight;
 
   System(const std::vector<ExactContact>& contacts, const std::vector<ExactBody>& bodies)
       : nc(int(contacts.size())), nb(int(bodies.size())), a(nc), b(nc), ga(nc), gb(nc), mass(nb), inv_mass(nb),
-        q(3 * nc), compliance(nc), mu(nc) {
+        q(3 * nc), compliance(nc), mu(nc), residual_weight(nc) {
     for (int k = 0; k < nc; ++k) {
       const ExactContact& c = contacts[k];
       a[k] = c.a;
@@ -46,6 +46,7 @@ struct System {
       }
       compliance[k] = c.compliance;
       mu[k] = c.mu;
+      residual_weight[k] = c.residual_weight;
     }
     for (int i = 0; i < nb; ++i) {
       const Matrix3d inv_inertia = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(bodies[i].inv_inertia);
@@ -166,12 +167,14 @@ class NewtonSystem {
 };
 
 // The Coulomb natural-map residual of x, summed in squares, by the solver's own element function
-// (kernels/natural_map.h) on a view of the island's friction coefficients, x and u in its layout.
-double coulomb_residual2(const VectorXd& x, const VectorXd& u, const VectorXd& mu) {
+// (kernels/natural_map.h) on a view of the island's friction coefficients and residual weights, x and
+// u in its layout.
+double coulomb_residual2(const VectorXd& x, const VectorXd& u, const VectorXd& mu, const VectorXd& weight) {
   const int nc = int(mu.size());
   ProblemView<double> view;
   view.num_contacts = nc;
   view.mu = mu.data();
+  view.residual_weight = weight.data();
   const ConeView<double> cone(view);
   std::vector<double> alpha(nc), beta(2 * size_t(nc));
   for (int k = 0; k < nc; ++k) {
@@ -243,7 +246,7 @@ ExactCcpResult solve_exact_ccp(const std::vector<ExactContact>& contacts, const 
   double best_error = std::numeric_limits<double>::infinity(), cold_residual = -1;
   auto error_of = [&](const VectorXd& x, VectorXd& velocity_rows) {
     velocity_rows = sys.product(x) + sys.q;
-    return std::sqrt(coulomb_residual2(x, velocity_rows, sys.mu)) * settings.scale;
+    return std::sqrt(coulomb_residual2(x, velocity_rows, sys.mu, sys.residual_weight)) * settings.scale;
   };
   VectorXd last_s, last_z, last_shift, last_g;  // the last relaxed answer, and the mixing's memory
 

@@ -24,6 +24,7 @@ struct ExactContact {
   int a = -1, b = -1;
   double n[3], t1[3], t2[3], ra[3], rb[3];
   double mu = 0, compliance = 0;
+  double residual_weight = 1;  // ProblemView::residual_weight: what its natural-map residual is multiplied by
   double q[3];
 };
 

@@ -39,18 +39,32 @@ NaturalMapTerms natural_map_terms(const ProblemView<double>& p, int k, const Sol
           free_velocity_norms2(p, k, contact_velocity(p, k, p.v_pred, p.w_pred))};
 }
 
+// The problem's view with the residual weights the solver judges by (kernels/natural_map.h,
+// residual_velocity_weight), which `weight` holds.
+ProblemView<double> weighted_view(const ContactProblem& problem, std::vector<double>& weight) {
+  ProblemView<double> p = problem.view();
+  weight.assign(std::size_t(p.num_contacts), 1.0);
+  for (int k = 0; k < p.num_contacts; ++k) {
+    const int i = p.contact_island[k];
+    if (error_in_velocities(p.island_contact_begin[i + 1] - p.island_contact_begin[i]))
+      weight[k] = residual_velocity_weight(p, k);
+  }
+  p.residual_weight = weight.data();
+  return p;
+}
+
 // The largest island error from the contacts' terms.
 double largest_island_error(const ProblemView<double>& p, const std::vector<NaturalMapTerms>& terms) {
   double worst = 0;
   for (int i = 0; i < p.num_islands; ++i) {
     double island_residual2 = 0;
-    FreeNorms2<double> island_free2{0, 0};
+    FreeNorms2<double> island_free2{0, 0, 0};
     const int begin = p.island_contact_begin[i], end = p.island_contact_begin[i + 1];
     for (int k = begin; k < end; ++k) {
       island_residual2 += terms[k].residual2;
       island_free2 = island_free2 + terms[k].free2;
     }
-    const double b2 = island_free_norm2(island_free2, error_scale_gap_cap(end - begin));
+    const double b2 = island_free_norm2(island_free2, error_scale_gap_cap(end - begin), error_in_velocities(end - begin));
     worst = std::max(worst, std::sqrt(island_residual2) * island_error_scale(b2, (end - begin) * (1 + p.friction_dims)));
   }
   return worst;
@@ -59,7 +73,8 @@ double largest_island_error(const ProblemView<double>& p, const std::vector<Natu
 }  // namespace
 
 double measured_natural_map_error(const ContactProblem& problem, const SolveResult& result) {
-  const ProblemView<double> p = problem.view();
+  std::vector<double> weight;
+  const ProblemView<double> p = weighted_view(problem, weight);
   std::vector<NaturalMapTerms> terms(std::size_t(p.num_contacts));
   parallel_for(p.num_contacts, [&](int k) {
     terms[k] = natural_map_terms(p, k, result, contact_velocity(p, k, result.v.data(), result.w.data()));
@@ -69,7 +84,8 @@ double measured_natural_map_error(const ContactProblem& problem, const SolveResu
 
 StepQuality measure_quality(const ContactProblem& problem, const SolveResult& result, const std::vector<double>& gaps,
                             double h) {
-  const ProblemView<double> p = problem.view();
+  std::vector<double> weight;
+  const ProblemView<double> p = weighted_view(problem, weight);
   constexpr int kChunk = 256;  // several per thread: 1,024 gave a 3,000-contact pile 2 chunks to 1
   const int chunks = (p.num_contacts + kChunk - 1) / kChunk;
   std::vector<QualityTerms> chunk_terms(std::size_t(chunks), no_quality_terms());

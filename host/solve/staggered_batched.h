@@ -74,6 +74,7 @@ struct StaggeredBatched {
   bool method_shifts_ = false;  // the method shifts normal rows (successive relaxation): QPs read shift_
   Array<T> bound_;  // the Tresca fixed point's friction radii mu*alpha (previous outer iteration)
   Array<T> scale_n_, scale_t_, inv_scale_n_, inv_scale_t_;  // per contact: APGD's diagonal scales (kernels/apgd.h)
+  Array<T> residual_weight_;  // per contact: ProblemView::residual_weight (contact_scales)
   // Per island, its settings once "auto" is resolved (island_settings, host/scene/scene.h): the outer
   // tolerance, the inner tolerance's ratio and endgame fraction, and the phase of each QP it runs.
   Array<T> tolerance_, tau_ratio_, tau_endgame_;
@@ -167,10 +168,10 @@ struct StaggeredBatched {
     Exec::fill(w_, nb, zero);
     Exec::fill(shift_, nc, T(0));
     Exec::fill(bound_, nc, T(0));
-    for (Array<T>* v : {&scale_n_, &scale_t_, &inv_scale_n_, &inv_scale_t_}) Exec::fill(*v, nc, T(1));
+    for (Array<T>* v : {&scale_n_, &scale_t_, &inv_scale_n_, &inv_scale_t_, &residual_weight_}) Exec::fill(*v, nc, T(1));
     Exec::fill(apgd_, ni, ApgdIsland<T>{});
     Exec::fill(island_terms_, ni, ApgdTerms<T>{0, 0, 0, 0});
-    Exec::fill(island_norms_, ni, FreeNorms2<T>{0, 0});
+    Exec::fill(island_norms_, ni, FreeNorms2<T>{0, 0, 0});
     Exec::fill(island_rays_, ni, RayTerms<T>{0, 0});
     Exec::fill(warm_scale_, ni, T(1));
     Exec::fill(island_value_, ni, T(0));
@@ -213,7 +214,7 @@ struct StaggeredBatched {
     Exec::upload(island_block_begin, island_block_begin_);
     exec.plan_islands(island_block_begin);
     Exec::fill(block_terms_, blocks_host_.size(), ApgdTerms<T>{0, 0, 0, 0});
-    Exec::fill(block_norms_, blocks_host_.size(), FreeNorms2<T>{0, 0});
+    Exec::fill(block_norms_, blocks_host_.size(), FreeNorms2<T>{0, 0, 0});
     Exec::fill(block_rays_, blocks_host_.size(), RayTerms<T>{0, 0});
     Exec::fill(block_value_, blocks_host_.size(), T(0));
     if (working_set_) Exec::fill(block_joins_, blocks_host_.size(), 0);
@@ -1037,6 +1038,7 @@ struct StaggeredBatched {
               out[f][2] = double(frame[f].z);
             }
             e.mu = double(p.mu[k]);
+            e.residual_weight = p.residual_weight ? double(p.residual_weight[k]) : 1.0;
             e.compliance = p.compliance ? double(p.compliance[k]) : 0.0;
             const Vec3<T> free = contact_velocity(p, k, p.v_pred, p.w_pred);
             e.q[0] = double(free.x - p.rhs[k]);
@@ -1264,14 +1266,18 @@ struct StaggeredBatched {
     Exec::upload(tresca, tresca_);
   }
 
-  // APGD's per-contact diagonal scales (kernels/apgd.h).
+  // APGD's per-contact diagonal scales (kernels/apgd.h), and the residuals' weights: the normal
+  // scale in an island whose error is measured in velocities, else 1 (kernels/natural_map.h).
   void contact_scales() {
     const ProblemView<T> p = p_;
     T *sn = ptr(scale_n_), *st = ptr(scale_t_), *in = ptr(inv_scale_n_), *it = ptr(inv_scale_t_);
+    T* weight = ptr(residual_weight_);
     for_contacts(all_, [=] STAGGER_HD(int k) {
       delassus_scales(p, k, sn[k], st[k]);
       in[k] = T(1) / sn[k];
       it[k] = T(1) / st[k];
+      const int i = p.contact_island[k];
+      weight[k] = error_in_velocities(p.island_contact_begin[i + 1] - p.island_contact_begin[i]) ? sn[k] : T(1);
     });
   }
 
@@ -1279,7 +1285,7 @@ struct StaggeredBatched {
   void island_scales() {
     const ProblemView<T> p = p_;
     const int nt = nt_;
-    const FreeNorms2<T> zero{T(0), T(0)};
+    const FreeNorms2<T> zero{T(0), T(0), T(0)};
     block_reduce(
         all_, [=] STAGGER_HD(int k) { return free_velocity_norms2(p, k, contact_velocity(p, k, p.v_pred, p.w_pred)); },
         SumOp{}, zero, block_norms_);
@@ -1288,7 +1294,8 @@ struct StaggeredBatched {
     T* scale = ptr(scale_);
     exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
       const int contacts = p.island_contact_begin[i + 1] - p.island_contact_begin[i];
-      scale[i] = island_error_scale(island_free_norm2(sum[i], T(error_scale_gap_cap(contacts))), contacts * (1 + nt));
+      scale[i] = island_error_scale(
+          island_free_norm2(sum[i], T(error_scale_gap_cap(contacts)), error_in_velocities(contacts)), contacts * (1 + nt));
     });
   }
 
@@ -1361,6 +1368,7 @@ struct StaggeredBatched {
     p_.scale_t = ptr(scale_t_);
     p_.inv_scale_n = ptr(inv_scale_n_);
     p_.inv_scale_t = ptr(inv_scale_t_);
+    p_.residual_weight = ptr(residual_weight_);
     build_blocks(structure);
     dense_.plan(structure, controls.dense_max_contacts < 0 ? Exec::kDenseMaxContacts : controls.dense_max_contacts);
     dense_.assemble(exec, p_);

@@ -44,6 +44,10 @@ struct IslandProblem {
   // measure).
   std::vector<char> speculative;
   double gap_cap = 1;
+  // Per contact, what its natural-map residual is multiplied by: W_nn (with its compliance) where the
+  // island's error is measured in velocities (error_in_velocities, host/scene/scene.h; kernels/natural_map.h
+  // says why), and |b| then takes the normal rows alone. Empty: FCLIB's measure.
+  VectorXd residual_weight;
   double scale = 1;           // 1 / max(|b|, b_floor)
 };
 
@@ -52,8 +56,9 @@ void set_scale(IslandProblem& ip) {
   const double with_gaps = bn.cwiseProduct(ip.wn).squaredNorm() + ip.bt.squaredNorm();
   for (int k = 0; k < int(ip.speculative.size()); ++k)
     if (ip.speculative[k]) bn[k] = std::min(bn[k], 0.0);
-  const double clipped = bn.cwiseProduct(ip.wn).squaredNorm() + ip.bt.squaredNorm();
-  const double bnorm = std::sqrt(island_free_norm2(FreeNorms2<double>{with_gaps, clipped}, ip.gap_cap));
+  const double normal = bn.cwiseProduct(ip.wn).squaredNorm(), clipped = normal + ip.bt.squaredNorm();
+  const double bnorm = std::sqrt(
+      island_free_norm2(FreeNorms2<double>{with_gaps, clipped, normal}, ip.gap_cap, ip.residual_weight.size() > 0));
   ip.scale = 1.0 / std::max(bnorm, kFreeVelocityFloor * std::sqrt(double(ip.nc * (1 + ip.nt))));
 }
 
@@ -164,6 +169,7 @@ IslandProblem assemble(const ContactProblem& p, int island) {
     eps.setFromTriplets(te.begin(), te.end());
     ip.wtt += eps;
   }
+  if (error_in_velocities(nc)) ip.residual_weight = ip.wnn.diagonal();
   set_scale(ip);
   return ip;
 }
@@ -182,6 +188,22 @@ double power_estimate(const Sparse& a) {
   return lambda;
 }
 
+// The residual weights of a QP's unknowns (IslandProblem::residual_weight; empty when it has none): of
+// the normal impulses, of the friction impulses (nt per contact), and of both, gamma = (alpha, beta).
+VectorXd normal_weights(const IslandProblem& ip) { return ip.residual_weight; }
+VectorXd friction_weights(const IslandProblem& ip) {
+  if (ip.residual_weight.size() == 0) return {};
+  VectorXd w(ip.nc * ip.nt);
+  for (int k = 0; k < ip.nc; ++k) w.segment(k * ip.nt, ip.nt).setConstant(ip.residual_weight[k]);
+  return w;
+}
+VectorXd joint_weights(const IslandProblem& ip) {
+  if (ip.residual_weight.size() == 0) return {};
+  VectorXd w(ip.nc * (1 + ip.nt));
+  w << ip.residual_weight, friction_weights(ip);
+  return w;
+}
+
 struct QpOutcome {
   VectorXd x;
   int iterations = 0;
@@ -189,16 +211,24 @@ struct QpOutcome {
 };
 
 // APGD exactly as SOLVER.md writes it: min 1/2 x'Ax + x'r over the set of `project`, stopped by the
-// projected-gradient residual, or by `stop` when given (Coulomb APGD: the natural-map error).
+// projected-gradient residual, or by `stop` when given (Coulomb APGD: the natural-map error). With
+// `weight` (per unknown, its contact's residual weight; empty: 1) the residual is the one of the island's
+// error in velocities, |D (x - P(x - D^-1 g))|.
 using StopMeasure = std::function<double(const VectorXd&)>;
 QpOutcome apgd(const Sparse& a, const VectorXd& r, VectorXd x, const Projection& project, double tolerance,
-               double scale, int max_iterations, double lipschitz, const StopMeasure& stop = nullptr) {
+               double scale, const VectorXd& weight, int max_iterations, double lipschitz,
+               const StopMeasure& stop = nullptr) {
   auto f = [&](const VectorXd& z) { return 0.5 * z.dot(a * z) + z.dot(r); };
   auto residual = [&](const VectorXd& z) {
     if (stop) return stop(z);
-    VectorXd step = z - (a * z + r);
+    if (weight.size() == 0) {
+      VectorXd step = z - (a * z + r);
+      project(step);
+      return (z - step).norm() * scale;
+    }
+    VectorXd step = z - (a * z + r).cwiseQuotient(weight);
     project(step);
-    return (z - step).norm() * scale;
+    return (z - step).cwiseProduct(weight).norm() * scale;
   };
   project(x);
   QpOutcome out;
@@ -264,10 +294,12 @@ double natural_map_error(const IslandProblem& ip, const VectorXd& alpha, const V
       for (int j = 0; j < nt; ++j) slip = std::max(slip, -rows[j]);
       shift = ip.mu[k] * slip;
     }
-    double a0 = alpha[k], a = a0 - (vn[k] + shift);
+    // With residual weights, the impulses as the velocities they make.
+    const double w = ip.residual_weight.size() > 0 ? ip.residual_weight[k] : 1.0;
+    double a0 = w * alpha[k], a = a0 - (vn[k] + shift);
     double b0[kMaxFacets], b[kMaxFacets];
     for (int j = 0; j < nt; ++j) {
-      b0[j] = beta[k * nt + j];
+      b0[j] = w * beta[k * nt + j];
       b[j] = b0[j] - rows[j];
     }
     if (ip.pyramid) project_pyramid_cone(a, b, nt, ip.mu[k]);
@@ -332,7 +364,7 @@ IslandSolution solve_staggered(const IslandProblem& ip, VectorXd alpha, VectorXd
   double err = std::max(natural_map_error(ip, alpha, beta), s.tolerance);
   for (int it = 1; it <= s.max_outer_iterations; ++it) {
     double tau = c.adaptive_inner_tolerance ? inner_tolerance_for(s, err) : s.inner_tolerance;
-    QpOutcome qc = apgd(ip.wnn, ip.bn + ip.wnt * beta, alpha, contact_set(), tau, ip.scale, s.max_inner_iterations, lc);
+    QpOutcome qc = apgd(ip.wnn, ip.bn + ip.wnt * beta, alpha, contact_set(), tau, ip.scale, normal_weights(ip), s.max_inner_iterations, lc);
     alpha = qc.x;
     lc = qc.lipschitz;
     out.stats.inner_iterations += qc.iterations;
@@ -343,7 +375,7 @@ IslandSolution solve_staggered(const IslandProblem& ip, VectorXd alpha, VectorXd
       out.stats.converged = true;
       break;
     }
-    QpOutcome qf = apgd(ip.wtt, ip.bt + ip.wtn * alpha, beta, friction_set(ip, alpha), tau, ip.scale,
+    QpOutcome qf = apgd(ip.wtt, ip.bt + ip.wtn * alpha, beta, friction_set(ip, alpha), tau, ip.scale, friction_weights(ip),
                         s.max_inner_iterations, lf);
     beta = qf.x;
     lf = qf.lipschitz;
@@ -414,7 +446,7 @@ IslandSolution solve_tresca(const IslandProblem& ip, VectorXd alpha, VectorXd be
   for (int it = 1; it <= s.max_outer_iterations; ++it) {
     const double tau = c.adaptive_inner_tolerance ? inner_tolerance_for(s, err, stalled) : s.inner_tolerance;
     const Projection tresca = [&](VectorXd& g) { project_normal_then_friction(ip, g, &bound_alpha); };
-    QpOutcome q = apgd(qp.w, qp.b, gamma, tresca, tau, ip.scale, s.max_inner_iterations, L);
+    QpOutcome q = apgd(qp.w, qp.b, gamma, tresca, tau, ip.scale, joint_weights(ip), s.max_inner_iterations, L);
     gamma = q.x;
     L = q.lipschitz;
     out.stats.inner_iterations += q.iterations;
@@ -445,7 +477,7 @@ IslandSolution solve_coulomb_apgd(const IslandProblem& ip, VectorXd alpha, Vecto
   const Projection coulomb = [&](VectorXd& g) { project_normal_then_friction(ip, g, nullptr); };
   const StopMeasure error = [&](const VectorXd& g) { return natural_map_error(ip, g.head(nc), g.tail(nc * nt)); };
   for (int it = 1; it <= s.max_outer_iterations; ++it) {
-    QpOutcome q = apgd(qp.w, qp.b, gamma, coulomb, s.tolerance, ip.scale, s.max_inner_iterations, L, error);
+    QpOutcome q = apgd(qp.w, qp.b, gamma, coulomb, s.tolerance, ip.scale, joint_weights(ip), s.max_inner_iterations, L, error);
     gamma = q.x;
     L = q.lipschitz;
     out.stats.inner_iterations += q.iterations;
@@ -484,7 +516,7 @@ IslandSolution solve_relaxed(const IslandProblem& ip, VectorXd alpha, VectorXd b
   };
   if (!shifted) {
     long long budget = std::min<long long>(1LL * s.max_inner_iterations * s.max_outer_iterations, 1 << 30);
-    QpOutcome q = apgd(qp.w, qp.b, gamma, cone_set(ip), s.tolerance, ip.scale, int(budget), L);
+    QpOutcome q = apgd(qp.w, qp.b, gamma, cone_set(ip), s.tolerance, ip.scale, joint_weights(ip), int(budget), L);
     VectorXd check = q.x - (qp.w * q.x + qp.b);
     cone_set(ip)(check);
     out.stats.converged = (q.x - check).norm() * ip.scale <= s.tolerance;
@@ -500,7 +532,7 @@ IslandSolution solve_relaxed(const IslandProblem& ip, VectorXd alpha, VectorXd b
   VectorXd shift = tangential_shift(gamma);
   for (int it = 1; it <= s.max_outer_iterations; ++it) {
     double tau = inner_tolerance_for(s, err);
-    QpOutcome q = apgd(qp.w, qp.b + shift, gamma, cone_set(ip), tau, ip.scale, s.max_inner_iterations, L);
+    QpOutcome q = apgd(qp.w, qp.b + shift, gamma, cone_set(ip), tau, ip.scale, joint_weights(ip), s.max_inner_iterations, L);
     gamma = q.x;
     L = q.lipschitz;
     out.stats.inner_iterations += q.iterations;
