@@ -115,7 +115,8 @@ STAGGER_HD STAGGER_INLINE T island_error_scale(T b2, int rows) {
 }
 
 // |b_k|^2: the free velocity rows (impulses zero), whose norm scales the island's errors (a compliant
-// normal row weighted by compliant_normal_weight, kernels/delassus.h), twice: with the gaps, and
+// normal row weighted by compliant_normal_weight, kernels/delassus.h), twice (and the second's normal
+// row alone): with the gaps, and
 // `clipped`, where a speculative contact (c < 0: a gap the step may close) adds only the part of its
 // free velocity that would close more than its gap, since -c = gap / h is no velocity of the bodies:
 // with the envelope of a resting hexagonal pyramid's mesh (5% of its size) such rows made |b| a
