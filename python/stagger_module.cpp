@@ -199,6 +199,9 @@ PYBIND11_MODULE(stagger, m) {
       .def_property_readonly("time_step", &Scene::time_step)
       .def_property_readonly("steps", &Scene::steps, "The run's length from \"steps\" or \"duration\".")
       .def_property_readonly("gravity", &Scene::gravity)
+      .def_property_readonly("warnings", &Scene::warnings,
+                             "What loaded but may not behave as expected (\"json path: what\" each), e.g. a mesh with "
+                             "parts thinner than its distance field's cell.")
       .def("__repr__", [](const Scene& s) {
         return "<stagger.Scene '" + s.name() + "': " + std::to_string(s.body_count()) + " bodies>";
       });

@@ -216,3 +216,21 @@ TEST_CASE("the summary's final_penetration is the overlap left at the end, max_p
   REQUIRE(kept["final_penetration"].get<double>() == Approx(0.004).margin(2e-4));
   fs::remove_all(dir);
 }
+
+TEST_CASE("a mesh with parts thinner than its field's cell loads with a warning that names it", "[cli][mesh]") {
+  fs::path dir = temp_dir("thinmesh");
+  // A 10 m x 10 m floor 4 cm thick under a field of 1.25 m cells (resolution 8): a 10 cm box falls
+  // through it, and `render` does not draw it.
+  std::ofstream obj(dir / "plate.obj");
+  for (int k = 0; k < 8; ++k) obj << "v " << ((k & 1) ? 5 : -5) << " " << ((k & 2) ? 5 : -5) << " " << ((k & 4) ? 0.02 : -0.02) << "\n";
+  obj << "f 1 3 4 2\nf 5 6 8 7\nf 1 2 6 5\nf 3 7 8 4\nf 1 5 7 3\nf 2 4 8 6\n";
+  obj.close();
+  fs::path scene = write_scene(dir, "s.json", R"({"time_step": 0.01, "steps": 1, "bodies": [
+    {"id": "floor", "shape": {"type": "mesh", "file": "plate.obj", "resolution": 8}, "fixed": true},
+    {"id": "box", "shape": {"type": "box", "half_extents": [0.05, 0.05, 0.05]}, "mass": 1, "position": [0, 0, 0.07]}]})");
+  test::Outcome r = test::stagger("run " + scene.string() + " --quiet --out " + (dir / "out").string(), dir);
+  REQUIRE(r.code == 0);
+  REQUIRE(r.err.find("warning: " + scene.string() + ": bodies[0].shape.file: ") == 0);
+  REQUIRE(r.err.find("100% of its surface lies on parts thinner than its distance field's cell (1.25 m)") != std::string::npos);
+  fs::remove_all(dir);
+}

@@ -2,6 +2,8 @@
 // state files and options are refused with exit 2.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+
 #include <fstream>
 
 #include "cli_helpers.h"
@@ -100,8 +102,15 @@ TEST_CASE("render refuses bad state files and options with exit 2", "[render][cl
            Bad{"--state " + state(""), "empty: expected the header"},  // not "body ... is missing"
            Bad{"--state " + dir.string(), "a directory, not a state CSV"},
            Bad{"--view sideways", "--view: unknown view"},
-           Bad{"--size 10x10", "--size: 10x10 is outside"},
+           Bad{"--state " + state(good + "ball,0,0,0.7,1,0,0,0,0,0,0,0,0,0\n"), "line 4: body \"ball\" has a row already"},
+           Bad{"--state " + state(header + "floor,0,0,0,1,0,0,0,0,0,0,0,0,0\nball,0,0,1.5abc,1,0,0,0,0,0,0,0,0,0\n"),
+               "line 3: \"1.5abc\" is not a finite number"},
+           Bad{"--view sideways", "--view: unknown view"},
+           Bad{"--size 10x10", "--size: expected WIDTHxHEIGHT (16x16 .. 8192x8192), got \"10x10\""},
            Bad{"--size big", "--size: expected WIDTHxHEIGHT"},
+           Bad{"--size 100x100x7", "got \"100x100x7\""},
+           Bad{"--size 100x100abc", "got \"100x100abc\""},
+           Bad{"--size 4294967312x16", "got \"4294967312x16\""},  // not 16x16 by wrapping around
        }) {
     CAPTURE(bad.args);
     test::Outcome r = test::stagger("render " + scene.string() + " " + bad.args + " --out " + (dir / "bad.png").string(), dir);
@@ -110,5 +119,24 @@ TEST_CASE("render refuses bad state files and options with exit 2", "[render][cl
     REQUIRE(r.err.find(bad.message) != std::string::npos);
     REQUIRE_FALSE(fs::exists(dir / "bad.png"));
   }
+
+  // An --out that is not a file to replace is refused before drawing; a link is written through.
+  fs::create_directory(dir / "adir");
+  REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
+  for (const Bad& bad : {Bad{(dir / "adir").string(), "is a directory, not a regular file"},
+                         Bad{(dir / "fifo").string(), "is a device, pipe or socket, not a regular file"},
+                         Bad{(dir / "nowhere" / "x.png").string(), "no directory"}}) {
+    CAPTURE(bad.args);
+    test::Outcome r = test::stagger("render " + scene.string() + " --size 64x48 --out " + bad.args, dir);
+    REQUIRE(r.code == 2);
+    REQUIRE(r.err.find("error: --out: ") == 0);
+    REQUIRE(r.err.find(bad.message) != std::string::npos);
+  }
+  REQUIRE(fs::is_directory(dir / "adir"));
+  REQUIRE(fs::is_fifo(dir / "fifo"));
+  fs::create_symlink("picture.png", dir / "link.png");  // dangling until the picture is written
+  REQUIRE(test::stagger("render " + scene.string() + " --size 64x48 --out " + (dir / "link.png").string(), dir).code == 0);
+  REQUIRE(fs::is_symlink(dir / "link.png"));
+  REQUIRE(test::slurp(dir / "picture.png").substr(1, 3) == "PNG");
   fs::remove_all(dir);
 }

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "scene/scene.h"
 
 using namespace stagger;
@@ -134,6 +136,13 @@ TEST_CASE("comments, duration, density, orientation and motions are read", "[sce
   REQUIRE(s.bodies[0].kind == BodyKind::kinematic);
   REQUIRE(s.bodies[0].motion.type == MotionType::sinusoid);
   REQUIRE(s.bodies[0].motion.axis.z == Approx(1.0));  // normalized
+  for (const char* axis : {"[0, 0, 1e200]", "[0, 0, 1e-170]"}) {  // |a| overflows, or underflows to 0
+    CAPTURE(axis);
+    const Scene far = parse_scene(with_body(fmt::format(
+        R"({{"shape": {{"type": "plane"}}, "motion": {{"type": "sinusoid", "axis": {}, "amplitude": 1, "frequency": 1}}}})",
+        axis)), "test.json");
+    REQUIRE(far.bodies[0].motion.axis.z == 1.0);
+  }
   REQUIRE(s.bodies[1].mass == Approx(10 * 2 * 4 * 6));
   REQUIRE(s.bodies[1].orientation.w == Approx(1.0));  // normalized
   REQUIRE(s.bodies[1].restitution == 0.5);
@@ -236,6 +245,14 @@ TEST_CASE("bad input names the JSON path", "[scene][errors]") {
                "bodies[0].motion.frequency", "must be >= 0");
   expect_error(with_body(R"({"shape": {"type": "plane"}, "motion": {"type": "spin"}})"), "bodies[0].motion.type",
                "unknown motion type");
+  // Components that are finite but whose magnitude, or the speed they make, is not: the start state
+  // was NaN and the run reported "ok".
+  expect_error(with_body(R"({"shape": {"type": "plane"}, "motion": {"type": "constant_velocity", "angular_velocity": [1e300, 0, 0]}})"),
+               "bodies[0].motion.angular_velocity", "magnitude is not a finite number");
+  expect_error(with_body(R"({"shape": {"type": "plane"}, "motion": {"type": "sinusoid", "axis": [0,0,1], "amplitude": 1, "frequency": 1e308}})"),
+               "bodies[0].motion", "speed or acceleration that is not a finite number");
+  expect_error(with_body(R"({"shape": {"type": "sphere", "radius": 1}, "mass": 1, "angular_velocity": [1e200, 1e200, 0]})"),
+               "bodies[0].angular_velocity", "magnitude is not a finite number");
   expect_error(with_body(R"({"shape": {"type": "plane"}, "motion": {"type": "constant_velocity"}, "velocity": [1,0,0]})"),
                "bodies[0].velocity", "comes from its motion");
   expect_error(R"({"time_step": 0.01, "steps": 1, "bodies": [

@@ -38,6 +38,7 @@ Scene Scene::from_json(const std::string& text, const std::string& file) {
 }
 
 const std::string& Scene::name() const { return data_->scene.name; }
+const std::vector<std::string>& Scene::warnings() const { return data_->scene.warnings; }
 const std::string& Scene::file() const { return data_->scene.file; }
 const std::string& Scene::text() const { return data_->text; }
 std::string Scene::json() const { return nlohmann::json::parse(data_->text, nullptr, true, /*ignore_comments=*/true).dump(); }

@@ -117,8 +117,8 @@ int main(int argc, char** argv) {
     if (*export_cmd) return stagger::export_fclib_command(export_fclib);
     if (*solve_cmd) return stagger::solve_fclib_command(solve_fclib);
     if (*render_cmd) {
-      if (!size.empty() && std::sscanf(size.c_str(), "%dx%d", &render.width, &render.height) != 2) {
-        std::fprintf(stderr, "error: --size: expected WIDTHxHEIGHT, got \"%s\"\n", size.c_str());
+      if (!size.empty() && !stagger::parse_image_size(size, render.width, render.height)) {
+        std::fprintf(stderr, "error: --size: expected WIDTHxHEIGHT (16x16 .. 8192x8192), got \"%s\"\n", size.c_str());
         return 2;
       }
       return stagger::render_command(render);

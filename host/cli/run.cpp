@@ -41,6 +41,8 @@ api::World open_world(const RunOptions& options, api::Options& world_options) {
   }
   if (options.scene_file.empty()) throw api::InputError("stagger run: a scene file is required (or --resume CHECKPOINT)");
   api::Scene scene = api::Scene::load(options.scene_file);
+  for (const std::string& warning : scene.warnings())
+    std::fprintf(stderr, "warning: %s: %s\n", options.scene_file.c_str(), warning.c_str());
   if (world_options.output_dir.empty()) world_options.output_dir = (fs::path("out") / scene.name()).string();
   api::World world(scene, world_options);
   if (options.steps) world.set_total_steps(*options.steps);

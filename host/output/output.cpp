@@ -10,7 +10,27 @@
 
 namespace stagger {
 
-void write_file_atomically(const std::filesystem::path& path, const std::string& content) {
+std::filesystem::path writable_file_target(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  if (path.empty()) throw std::runtime_error("no file name");
+  std::error_code ec;  // (nothing at a path is no error here)
+  fs::path target = path;
+  for (int depth = 0; fs::is_symlink(fs::symlink_status(target, ec)); ++depth) {  // a dangling link too
+    const fs::path to = fs::read_symlink(target, ec);
+    if (ec || depth == 40) throw std::runtime_error(fmt::format("cannot follow the link {}", path.string()));
+    target = to.is_absolute() ? to : target.parent_path() / to;
+  }
+  const fs::file_status status = fs::status(target, ec);
+  if (fs::exists(status) && !fs::is_regular_file(status))
+    throw std::runtime_error(fmt::format("{} is {}, not a regular file: it is not replaced", target.string(),
+                                         fs::is_directory(status) ? "a directory" : "a device, pipe or socket"));
+  const fs::path parent = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  if (!fs::is_directory(parent, ec)) throw std::runtime_error(fmt::format("no directory {}", parent.string()));
+  return target;
+}
+
+void write_file_atomically(const std::filesystem::path& requested, const std::string& content) {
+  const std::filesystem::path path = writable_file_target(requested);
   std::filesystem::path tmp = path;
   tmp += fmt::format(".tmp.{}", ::getpid());
   {

@@ -3,6 +3,7 @@
 #include <stb_image_write.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -290,12 +291,14 @@ void read_state_csv(const std::string& file, Bodies& bodies) {
       if (!std::getline(row, field, ',')) throw std::runtime_error(fmt::format("line {}: too few columns", number));
       char* end = nullptr;
       value = std::strtod(field.c_str(), &end);
-      if (end == field.c_str() || !std::isfinite(value))
+      while (end && (*end == ' ' || *end == '\r')) ++end;
+      if (end == field.c_str() || *end != '\0' || !std::isfinite(value))
         throw std::runtime_error(fmt::format("line {}: \"{}\" is not a finite number", number, field));
     }
     auto it = index.find(id);
     if (it == index.end()) throw std::runtime_error(fmt::format("line {}: the scene has no body \"{}\"", number, id));
     const int i = it->second;
+    if (seen[i]) throw std::runtime_error(fmt::format("line {}: body \"{}\" has a row already", number, id));
     bodies.x[i] = Vec3d{v[0], v[1], v[2]};
     Quatd q{v[3], v[4], v[5], v[6]};
     if (!(norm(Vec3d{q.x, q.y, q.z}) + std::fabs(q.w) > 0))
@@ -306,6 +309,18 @@ void read_state_csv(const std::string& file, Bodies& bodies) {
   if (number == 0) throw std::runtime_error("empty: expected the header of final_state.csv and a row per body");
   for (int i = 0; i < bodies.size(); ++i)
     if (!seen[i]) throw std::runtime_error(fmt::format("body \"{}\" of the scene is missing", bodies.id[i]));
+}
+
+bool parse_image_size(const std::string& text, int& width, int& height) {
+  const char *p = text.data(), *end = p + text.size();
+  int w = 0, h = 0;
+  auto [x, e1] = std::from_chars(p, end, w);
+  if (e1 != std::errc() || x == end || *x != 'x') return false;
+  auto [last, e2] = std::from_chars(x + 1, end, h);
+  if (e2 != std::errc() || last != end || w < 16 || h < 16 || w > 8192 || h > 8192) return false;
+  width = w;
+  height = h;
+  return true;
 }
 
 int render_command(const RenderOptions& o) {
@@ -330,6 +345,8 @@ int render_command(const RenderOptions& o) {
     std::fprintf(stderr, "error: %s: %s\n", o.scene_file.c_str(), e.what());
     return 2;
   }
+  for (const std::string& warning : scene.warnings)
+    std::fprintf(stderr, "warning: %s: %s\n", o.scene_file.c_str(), warning.c_str());
   Bodies bodies = Bodies::from_scene(scene);
   if (!o.state_file.empty()) {
     try {
@@ -339,12 +356,23 @@ int render_command(const RenderOptions& o) {
       return 2;
     }
   }
+  try {
+    writable_file_target(o.out_file);  // before the drawing, which takes seconds at large sizes
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: --out: %s: %s\n", o.out_file.c_str(), e.what());
+    return 2;
+  }
   Vec3d up = norm(scene.gravity) > 0 ? normalized(-1.0 * scene.gravity) : Vec3d{0, 0, 1};
-  Image image = render_bodies(bodies, up, o.width, o.height, view, o.cut);
   std::string png;
-  stbi_write_png_to_func(
-      [](void* context, void* data, int size) { static_cast<std::string*>(context)->append(static_cast<char*>(data), size); },
-      &png, image.width, image.height, 3, image.rgb.data(), image.width * 3);
+  try {
+    Image image = render_bodies(bodies, up, o.width, o.height, view, o.cut);
+    stbi_write_png_to_func(
+        [](void* context, void* data, int size) { static_cast<std::string*>(context)->append(static_cast<char*>(data), size); },
+        &png, image.width, image.height, 3, image.rgb.data(), image.width * 3);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "error: --size: not enough memory to draw %dx%d pixels\n", o.width, o.height);
+    return 1;
+  }
   try {
     if (png.empty()) throw std::runtime_error("PNG encoding failed");
     write_file_atomically(o.out_file, png);

@@ -38,4 +38,8 @@ struct RenderOptions {
 // Exit code: 0 written, 2 bad input (scene, state file, options), 1 the image could not be written.
 int render_command(const RenderOptions& options);
 
+// "WIDTHxHEIGHT", two integers in 16 .. 8192 and nothing else ("100x100x7", "4294967312x16" and
+// "100x100abc" are not sizes); false otherwise.
+bool parse_image_size(const std::string& text, int& width, int& height);
+
 }  // namespace stagger

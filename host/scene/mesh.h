@@ -45,6 +45,10 @@ struct Mesh {
   double field_cell = 0;
   int field_nodes[3] = {0, 0, 0};
   std::vector<float> field;
+  // The share of the surface (by area) where the field does not see inside the solid a quarter of a
+  // cell beneath a face: parts thinner than about a cell (a 4 cm plate under a field of 19 cm
+  // cells). Bodies smaller than a cell pass through them; the scene loader warns.
+  double thin_share = 0;
   // Points on the surface, at most one per cube of side sample_spacing: in each cube the most sharply
   // curved vertex (tips are where samples straddling a surface would let it sink most), then points
   // on long edges and inside large triangles where no vertex is.
@@ -64,6 +68,10 @@ inline std::uint64_t directed_edge_key(int a, int b) { return (std::uint64_t(std
 // Something wrong with a mesh file or its geometry (the scene loader adds file and JSON path).
 struct MeshError : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+// The sample spacing would put more than kMaxMeshSamples samples on the surface.
+struct MeshSpacingError : MeshError {
+  using MeshError::MeshError;
 };
 
 // Reads an OBJ file (tinyobjloader; polygons are triangulated, coincident vertices welded) and builds it.

@@ -205,6 +205,9 @@ struct Scene {
   std::vector<std::shared_ptr<const Mesh>> meshes;  // what mesh shapes refer to (Shape::mesh)
   OutputSettings output;
   std::vector<std::string> track;  // ids whose trajectories are recorded and reported
+  // What loaded but may not behave as the user expects: "json path: what" each. The CLI prints them
+  // as `warning: <file>: <path>: <what>` before it runs.
+  std::vector<std::string> warnings;
 };
 
 // A problem with the input: reported as `error: <file>: <path>: <message>` with exit code 2.

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "stagger/error.h"
 
@@ -26,6 +27,9 @@ class Scene {
   double time_step() const;
   std::int64_t steps() const;       // from "steps" or "duration": the length of `stagger run`
   std::array<double, 3> gravity() const;
+  // What loaded but may not behave as a user expects ("json path: what" each), e.g. a mesh with parts
+  // thinner than its distance field resolves. `stagger run` prints them before it steps.
+  const std::vector<std::string>& warnings() const;
 
   struct Data;  // internal
   const Data& data() const { return *data_; }
