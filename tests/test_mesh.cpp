@@ -290,6 +290,24 @@ TEST_CASE("meshes that are not closed solids are refused with the reason", "[mes
     std::swap(t[3][1], t[3][2]);
     REQUIRE_THROWS_WITH(build_mesh(v, t, MeshOptions{}, "m.obj"), Catch::Contains("not consistently oriented"));
   }
+  SECTION("a part turned inside out beside the solid, unlike a cavity inside it") {
+    // Its volume would be taken from the solid's: a 2 m cube with an inverted 0.4 m one beside it.
+    std::vector<Vec3d> small;
+    Triangles inner;
+    for (Vec3d centre : {Vec3d{3, 0, 0}, Vec3d{0, 0, 0}}) {
+      box_mesh(Vec3d{0.2, 0.2, 0.2}, centre, Quatd{1, 0, 0, 0}, small, inner);
+      std::vector<Vec3d> both = v;
+      Triangles parts = t;
+      for (auto tri : inner) parts.push_back({tri[0] + 8, tri[2] + 8, tri[1] + 8});  // facing inward
+      both.insert(both.end(), small.begin(), small.end());
+      if (centre.x > 0) {
+        REQUIRE_THROWS_WITH(build_mesh(both, parts, MeshOptions{}, "m.obj"),
+                            Catch::Contains("faces inward but is no cavity"));
+      } else {
+        REQUIRE(build_mesh(both, parts, MeshOptions{}, "m.obj").volume == Approx(8 - 0.064).epsilon(1e-12));
+      }
+    }
+  }
   SECTION("a flat pillow of two squares") {
     std::vector<Vec3d> flat{{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
     Triangles pillow{{0, 1, 2}, {0, 2, 3}, {1, 0, 3}, {1, 3, 2}};

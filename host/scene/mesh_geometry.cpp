@@ -123,6 +123,73 @@ std::vector<Vec3<double>> obj_vertices(const std::string& path) {
   return out;
 }
 
+// The connected parts of a closed mesh (triangles that share an edge), as a part index per triangle.
+std::vector<int> mesh_parts(const std::vector<std::array<int, 3>>& triangles, int& count) {
+  std::unordered_map<std::uint64_t, int> owner;  // directed edge -> its triangle
+  owner.reserve(triangles.size() * 3);
+  for (std::size_t t = 0; t < triangles.size(); ++t)
+    for (int k = 0; k < 3; ++k) owner.emplace(directed_edge_key(triangles[t][k], triangles[t][(k + 1) % 3]), int(t));
+  std::vector<int> part(triangles.size(), -1), stack;
+  count = 0;
+  for (std::size_t seed = 0; seed < triangles.size(); ++seed) {
+    if (part[seed] >= 0) continue;
+    part[seed] = count;
+    stack.push_back(int(seed));
+    while (!stack.empty()) {
+      const int t = stack.back();
+      stack.pop_back();
+      for (int k = 0; k < 3; ++k) {
+        const auto it = owner.find(directed_edge_key(triangles[t][(k + 1) % 3], triangles[t][k]));  // the neighbour
+        if (it != owner.end() && part[it->second] < 0) {
+          part[it->second] = count;
+          stack.push_back(it->second);
+        }
+      }
+    }
+    ++count;
+  }
+  return part;
+}
+
+// A closed part whose triangles face inward must be a cavity: inside another part. One that lies
+// outside the others is an inside-out part, whose volume would be subtracted from the solid's (a 1 m
+// cube with an inverted 0.2 m cube beside it weighed 992 kg instead of 1,008). Inside or outside: the
+// winding number of one of its vertices about the other parts (solid angles, Van Oosterom and
+// Strackee), 1 inside and 0 outside.
+void check_parts_face_outward(const Mesh& mesh, Vec3<double> origin, const std::string& name) {
+  int count = 0;
+  const std::vector<int> part = mesh_parts(mesh.triangles, count);
+  if (count < 2) return;
+  std::vector<double> volume(count, 0.0);
+  for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
+    const auto& tri = mesh.triangles[t];
+    const Vec3<double> a = mesh.vertices[tri[0]] - origin, b = mesh.vertices[tri[1]] - origin, c = mesh.vertices[tri[2]] - origin;
+    volume[part[t]] += dot(a, cross(b, c)) / 6.0;
+  }
+  for (int inverted = 0; inverted < count; ++inverted) {
+    if (volume[inverted] >= 0) continue;
+    Vec3<double> p{0, 0, 0};
+    for (std::size_t t = 0; t < mesh.triangles.size(); ++t)
+      if (part[t] == inverted) {
+        p = mesh.vertices[mesh.triangles[t][0]];
+        break;
+      }
+    double angle = 0;
+    for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
+      if (part[t] == inverted) continue;
+      const auto& tri = mesh.triangles[t];
+      const Vec3<double> a = mesh.vertices[tri[0]] - p, b = mesh.vertices[tri[1]] - p, c = mesh.vertices[tri[2]] - p;
+      const double la = norm(a), lb = norm(b), lc = norm(c);
+      angle += 2 * std::atan2(dot(a, cross(b, c)), la * lb * lc + dot(a, b) * lc + dot(a, c) * lb + dot(b, c) * la);
+    }
+    if (angle / (4 * M_PI) < 0.5)
+      throw MeshError(fmt::format(
+          "{}: is not consistently oriented: one of its {} closed parts (with the vertex {}) faces inward but is no "
+          "cavity, since no other part encloses it",
+          name, count, point_text(p)));
+  }
+}
+
 // Mesh::thin_share: each face probed at its centroid, a quarter of a cell beneath it.
 double thin_share(const Mesh& mesh) {
   const MeshView view = mesh.view();
@@ -184,11 +251,12 @@ Mesh build_mesh(std::vector<Vec3<double>> vertices, std::vector<std::array<int, 
   SolidMoments m = solid_moments(mesh.vertices, mesh.triangles, middle);
   if (!std::isfinite(m.volume) || !std::isfinite(extent * extent * extent))
     throw MeshError(fmt::format("{}: scaled by {:g}, its volume is not a finite number", name, options.scale));
-  if (!(std::abs(m.volume) > 1e-9 * extent * extent * extent)) throw MeshError(fmt::format("{}: encloses no volume", name));
   if (m.volume < 0) {  // consistently oriented, but inward: turn it outward
     for (auto& t : mesh.triangles) std::swap(t[1], t[2]);
     m = solid_moments(mesh.vertices, mesh.triangles, middle);
   }
+  check_parts_face_outward(mesh, middle, name);  // before: two equal cubes, one inverted, enclose nothing
+  if (!(std::abs(m.volume) > 1e-9 * extent * extent * extent)) throw MeshError(fmt::format("{}: encloses no volume", name));
   mesh.volume = m.volume;
   Eigen::Vector3d com = m.first / m.volume;  // about `middle`
   mesh.file_centre_of_mass = middle + Vec3<double>{com.x(), com.y(), com.z()};

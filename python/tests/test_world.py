@@ -149,6 +149,21 @@ def test_a_scene_dict_nested_too_deeply_is_bad_input():
         stagger.Scene.from_dict({"name": "deep", "time_step": 0.01, "steps": 1, "bodies": deep})
 
 
+def test_a_mesh_thinner_than_its_field_cell_loads_with_a_warning(tmp_path):
+    # A 10 m floor 4 cm thick under 1.25 m cells: bodies smaller than a cell would pass through it.
+    corners = [(x, y, z) for z in (-0.02, 0.02) for y in (-5, 5) for x in (-5, 5)]
+    faces = "f 1 3 4 2\nf 5 6 8 7\nf 1 2 6 5\nf 3 7 8 4\nf 1 5 7 3\nf 2 4 8 6\n"
+    (tmp_path / "plate.obj").write_text("".join(f"v {x} {y} {z}\n" for x, y, z in corners) + faces)
+    plate = {"time_step": 0.01, "steps": 1, "bodies": [
+        {"id": "floor", "shape": {"type": "mesh", "file": "plate.obj", "resolution": 8}, "fixed": True}]}
+    scene = stagger.Scene.from_dict(plate, file=str(tmp_path / "s.json"))
+    assert len(scene.warnings) == 1
+    assert scene.warnings[0].startswith("bodies[0].shape.file: ")
+    assert "thinner than its distance field's cell (1.25 m)" in scene.warnings[0]
+    plate["bodies"][0]["shape"] = {"type": "box", "half_extents": [5, 5, 0.02]}
+    assert stagger.Scene.from_dict(plate).warnings == []
+
+
 def test_a_failed_step_raises_and_keeps_the_last_good_state(tmp_path):
     # A ball falling faster than the scene's speed limit: the run stops (exit 1 on the command line).
     scene = stagger.Scene.from_dict({
