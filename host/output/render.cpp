@@ -335,6 +335,10 @@ int render_command(const RenderOptions& o) {
     std::fprintf(stderr, "error: --view: unknown view \"%s\" (expected iso, front or top)\n", o.view.c_str());
     return 2;
   }
+  if (o.cut && view == RenderView::top) {  // it was ignored
+    std::fprintf(stderr, "error: --cut: a top view has no near half to leave out (cut the iso or front view)\n");
+    return 2;
+  }
   Scene scene;
   try {
     scene = load_scene(o.scene_file);
