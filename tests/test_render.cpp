@@ -105,7 +105,7 @@ TEST_CASE("render refuses bad state files and options with exit 2", "[render][cl
            Bad{"--state " + state(good + "ball,0,0,0.7,1,0,0,0,0,0,0,0,0,0\n"), "line 4: body \"ball\" has a row already"},
            Bad{"--state " + state(header + "floor,0,0,0,1,0,0,0,0,0,0,0,0,0\nball,0,0,1.5abc,1,0,0,0,0,0,0,0,0,0\n"),
                "line 3: \"1.5abc\" is not a finite number"},
-           Bad{"--view sideways", "--view: unknown view"},
+           Bad{"--view top --cut", "--cut: a top view has no near half"},
            Bad{"--size 10x10", "--size: expected WIDTHxHEIGHT (16x16 .. 8192x8192), got \"10x10\""},
            Bad{"--size big", "--size: expected WIDTHxHEIGHT"},
            Bad{"--size 100x100x7", "got \"100x100x7\""},
