@@ -1277,7 +1277,9 @@ struct StaggeredBatched {
       in[k] = T(1) / sn[k];
       it[k] = T(1) / st[k];
       const int i = p.contact_island[k];
-      weight[k] = error_in_velocities(p.island_contact_begin[i + 1] - p.island_contact_begin[i]) ? sn[k] : T(1);
+      weight[k] = error_in_velocities(p.island_contact_begin[i + 1] - p.island_contact_begin[i])
+                      ? residual_velocity_weight(p, k)
+                      : T(1);
     });
   }
 

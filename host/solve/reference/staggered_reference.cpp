@@ -44,7 +44,7 @@ struct IslandProblem {
   // measure).
   std::vector<char> speculative;
   double gap_cap = 1;
-  // Per contact, what its natural-map residual is multiplied by: W_nn (with its compliance) where the
+  // Per contact, what its natural-map residual is multiplied by: W_nn (without its compliance) where the
   // island's error is measured in velocities (error_in_velocities, host/scene/scene.h; kernels/natural_map.h
   // says why), and |b| then takes the normal rows alone. Empty: FCLIB's measure.
   VectorXd residual_weight;
@@ -135,6 +135,7 @@ IslandProblem assemble(const ContactProblem& p, int island) {
   Sparse minv_jnt = ip.minv * Sparse(ip.jn.transpose());
   Sparse minv_jtt = ip.minv * Sparse(ip.jt.transpose());
   ip.wnn = ip.jn * minv_jnt;
+  if (error_in_velocities(nc)) ip.residual_weight = ip.wnn.diagonal();  // W_nn, before the compliance
   ip.wn = VectorXd::Ones(nc);
   if (!p.compliance.empty()) {  // compliant contacts: epsilon on the normal rows' diagonal (kernels/problem_assembly.h)
     for (int k = c0; k < c1; ++k) {
@@ -169,7 +170,6 @@ IslandProblem assemble(const ContactProblem& p, int island) {
     eps.setFromTriplets(te.begin(), te.end());
     ip.wtt += eps;
   }
-  if (error_in_velocities(nc)) ip.residual_weight = ip.wnn.diagonal();
   set_scale(ip);
   return ip;
 }
