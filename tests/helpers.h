@@ -93,6 +93,25 @@ inline const BodyDesc& body_desc(const Scene& scene, const std::string& id) {
   throw std::runtime_error("no body " + id);
 }
 
+// Shapes for tests that build scenes in code.
+inline Shape sphere_shape(double radius) {
+  Shape s;
+  s.type = ShapeType::sphere;
+  s.radius = radius;
+  return s;
+}
+inline Shape box_shape(double a, double b, double c) {
+  Shape s;
+  s.type = ShapeType::box;
+  s.half_extents = {a, b, c};
+  return s;
+}
+inline Shape plane_shape() {
+  Shape s;
+  s.type = ShapeType::plane;
+  return s;
+}
+
 // A body description for tests that build scenes in code (mass 1 for dynamic bodies).
 inline BodyDesc make_body(std::string id, Shape shape, Vec3d x, BodyKind kind) {
   BodyDesc b;

@@ -47,7 +47,7 @@ void require_same_contacts(const Contacts& a, const Contacts& b) {
 
 }  // namespace
 
-TEST_CASE("the batched collision stages find the host stages' pairs and contacts", "[collide][equivalence][backends]") {
+TEST_CASE("the batched collision stages find the host stages' pairs and contacts", "[collide][equivalence][backends][shape-free]") {
   if (skip_backend_run()) return;  // its "[CUDA backend]" copy also runs the CUDA stages
   struct Case {
     Scene scene;

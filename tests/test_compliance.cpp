@@ -154,7 +154,7 @@ double kinetic_energy(const World& world) {
 
 }  // namespace
 
-TEST_CASE("an undamped compliant bed lands and comes to rest near and beyond the resolution limit",
+TEST_CASE("an undamped compliant bed lands and keeps under 1% of its landing's energy near and beyond the resolution limit",
           "[compliance]") {
   // From h^2 k / m* = 0.24 (theta at its minimum: the spring nearly explicit, as in DEM codes) to 2
   // (theta 0.875), the beads land in a packing of up to 12 neighbours each. The spring's explicit part
@@ -173,7 +173,9 @@ TEST_CASE("an undamped compliant bed lands and comes to rest near and beyond the
       if (world.time() > 0.3)
         for (const auto& v : world.bodies().v) fastest = std::max(fastest, norm(v));
     }
-    CHECK(fastest < 0.5);  // 0.16-0.29 m/s; with theta at its minimum at a = 3.5: 1.4
+    // No unstable mode: an undamped stable packing keeps rattling (0.16-0.29 m/s measured), while an
+    // unstable one grows (measured 1.4 m/s at a = 3.5 with theta held at its minimum).
+    CHECK(fastest < 0.5);
     CHECK(kinetic_energy(world) < 0.01 * peak);
   }
 }

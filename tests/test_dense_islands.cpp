@@ -11,6 +11,8 @@
 #include "helpers.h"
 #include "problem_builders.h"
 #include "solve/staggered.h"
+#include "solve/staggered_batched.h"
+#include "step/exec_cpu.h"
 
 using namespace stagger;
 using namespace stagger::test;
@@ -64,7 +66,7 @@ TEST_CASE("solves with dense small islands find the matrix-free impulses", "[sol
           small += p.island_contact_begin[i + 1] - p.island_contact_begin[i] <= 8 ? 1 : 0;
         REQUIRE(small > 0);
         REQUIRE(small < p.num_islands());
-        BatchedSolver solver;
+        StaggeredBatched<CpuExec, double> solver;
         SolveControls matrix_free = test_controls(), some_dense = matrix_free, all_dense = matrix_free;
         matrix_free.dense_max_contacts = 0;
         some_dense.dense_max_contacts = 8;
@@ -73,6 +75,8 @@ TEST_CASE("solves with dense small islands find the matrix-free impulses", "[sol
         for (const SolveControls& controls : {some_dense, all_dense}) {
           CAPTURE(controls.dense_max_contacts);
           const SolveResult r = solver.solve(p, tight(method), controls);
+          // The dense path took the islands it was given (not the matrix-free one again).
+          REQUIRE(solver.dense_.num_dense_ == (controls.dense_max_contacts == 8 ? small : p.num_islands()));
           for (int i = 0; i < p.num_islands(); ++i) {
             REQUIRE(r.islands[i].converged == ref.islands[i].converged);
             if (method != Method::ccp) REQUIRE(r.islands[i].error <= 1e-10);

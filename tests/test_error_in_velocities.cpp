@@ -26,25 +26,6 @@ World run_to_end(const Scene& scene) {
   return world;
 }
 
-Shape sphere(double radius) {
-  Shape s;
-  s.radius = radius;
-  return s;
-}
-
-Shape box(double half) {
-  Shape s;
-  s.type = ShapeType::box;
-  s.half_extents = {half, half, half};
-  return s;
-}
-
-Shape plane() {
-  Shape s;
-  s.type = ShapeType::plane;
-  return s;
-}
-
 }  // namespace
 
 TEST_CASE("a block of 1 g or 1 mg slides down a steep slope at g (sin - mu cos) and sticks on a gentle one",
@@ -72,8 +53,8 @@ TEST_CASE("a ball launched sliding at 5 m/s with mu = 0.05 ends rolling at 5/7 o
   Scene scene;
   scene.time_step = 1e-3;
   scene.steps = 4000;  // rolling from t = 2 v0 / (7 mu g) = 2.91 s
-  BodyDesc floor = make_body("floor", plane(), {0, 0, 0}, BodyKind::fixed);
-  BodyDesc ball = make_body("ball", sphere(0.1), {0, 0, 0.1}, BodyKind::dynamic);
+  BodyDesc floor = make_body("floor", plane_shape(), {0, 0, 0}, BodyKind::fixed);
+  BodyDesc ball = make_body("ball", sphere_shape(0.1), {0, 0, 0.1}, BodyKind::dynamic);
   floor.friction = ball.friction = 0.05;
   ball.velocity = {5, 0, 0};
   scene.bodies = {floor, ball};
@@ -100,12 +81,12 @@ TEST_CASE("a stack of six 1 mm glass cubes, offset and twisted, stands", "[valid
   Scene scene;
   scene.time_step = 1e-3;
   scene.steps = 1000;
-  BodyDesc ground = make_body("ground", plane(), {0, 0, 0}, BodyKind::fixed);
+  BodyDesc ground = make_body("ground", plane_shape(), {0, 0, 0}, BodyKind::fixed);
   scene.bodies.push_back(ground);
   const double half = 5e-4, mass = 2500 * std::pow(2 * half, 3);
   for (int i = 0; i < 6; ++i) {
     const double sign = i % 2 ? 1 : -1, twist = sign * M_PI / 18;  // +-0.1 mm and +-10 degrees, alternating
-    BodyDesc cube = make_body("c" + std::to_string(i), box(half), {i == 0 ? 0.0 : sign * 1e-4, 0, half * (2 * i + 1)},
+    BodyDesc cube = make_body("c" + std::to_string(i), box_shape(half, half, half), {i == 0 ? 0.0 : sign * 1e-4, 0, half * (2 * i + 1)},
                               BodyKind::dynamic);
     cube.mass = mass;
     cube.orientation = Quatd{std::cos(twist / 2), 0, 0, std::sin(twist / 2)};

@@ -103,6 +103,11 @@ TEST_CASE("islands: the threads' union-find finds the connected components, the 
   REQUIRE(many.bodies == one_thread.bodies);
   REQUIRE(many.body_begin == one_thread.body_begin);
   REQUIRE(many.count() > 100);
+  // Every contact (each touches a dynamic body) lies in exactly one island.
+  REQUIRE(many.contact_begin.back() == c.size());
+  std::vector<int> order = many.contact_order;
+  std::sort(order.begin(), order.end());
+  REQUIRE(std::adjacent_find(order.begin(), order.end()) == order.end());
   // Each island is one whole component, ordered by its smallest body.
   std::vector<char> seen(n, 0);
   int previous_first = -1;

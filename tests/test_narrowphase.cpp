@@ -7,31 +7,16 @@
 #include <random>
 #include <set>
 
+#include "helpers.h"
 #include "kernels/narrowphase.h"
 
 using namespace stagger;
+using namespace stagger::test;
 using V = Vec3<double>;
 using Q = Quat<double>;
 
 namespace {
 
-Shape sphere(double r) {
-  Shape s;
-  s.type = ShapeType::sphere;
-  s.radius = r;
-  return s;
-}
-Shape box(double a, double b, double c) {
-  Shape s;
-  s.type = ShapeType::box;
-  s.half_extents = {a, b, c};
-  return s;
-}
-Shape plane() {
-  Shape s;
-  s.type = ShapeType::plane;
-  return s;
-}
 Q identity() { return quat_identity<double>(); }
 Q about(V axis, double angle) { return quat_from_axis_angle(normalized(axis), angle); }
 
@@ -59,20 +44,20 @@ bool near(V a, V b, double tol = 1e-9) { return norm(a - b) <= tol; }
 
 TEST_CASE("sphere-sphere: touching, separated, speculative, penetrating", "[narrowphase]") {
   // B at the origin, A above it along +z: the normal from B into A is +z.
-  auto touching = run(sphere(1), {0, 0, 2}, identity(), sphere(1), {0, 0, 0}, identity());
+  auto touching = run(sphere_shape(1), {0, 0, 2}, identity(), sphere_shape(1), {0, 0, 0}, identity());
   REQUIRE(touching.count == 1);
   REQUIRE(touching.c[0].gap == Approx(0).margin(1e-12));
   REQUIRE(near(touching.c[0].normal, {0, 0, 1}));
   REQUIRE(near(touching.c[0].point, {0, 0, 1}));
 
-  REQUIRE(run(sphere(1), {0, 0, 2.5}, identity(), sphere(1), {0, 0, 0}, identity(), 0.1).count == 0);
+  REQUIRE(run(sphere_shape(1), {0, 0, 2.5}, identity(), sphere_shape(1), {0, 0, 0}, identity(), 0.1).count == 0);
 
-  auto speculative = run(sphere(1), {0, 0, 2.05}, identity(), sphere(1), {0, 0, 0}, identity(), 0.1);
+  auto speculative = run(sphere_shape(1), {0, 0, 2.05}, identity(), sphere_shape(1), {0, 0, 0}, identity(), 0.1);
   REQUIRE(speculative.count == 1);
   REQUIRE(speculative.c[0].gap == Approx(0.05));
   REQUIRE(near(speculative.c[0].point, {0, 0, 1.025}));
 
-  auto deep = run(sphere(0.5), {0.3, 0.4, 0}, identity(), sphere(1), {0, 0, 0}, identity());
+  auto deep = run(sphere_shape(0.5), {0.3, 0.4, 0}, identity(), sphere_shape(1), {0, 0, 0}, identity());
   REQUIRE(deep.count == 1);
   REQUIRE(deep.c[0].gap == Approx(0.5 - 1.5));
   REQUIRE(near(deep.c[0].normal, {0.6, 0.8, 0}));
@@ -83,45 +68,45 @@ TEST_CASE("sphere-plane follows the plane's orientation", "[narrowphase]") {
   Q tilt = about({1, 0, 0}, M_PI / 6);
   V n{0, -0.5, std::sqrt(3.0) / 2};
   V origin{0, 0, 1};
-  auto r = run(sphere(0.2), origin + 0.15 * n, identity(), plane(), origin, tilt);
+  auto r = run(sphere_shape(0.2), origin + 0.15 * n, identity(), plane_shape(), origin, tilt);
   REQUIRE(r.count == 1);
   REQUIRE_FALSE(r.swapped);
   REQUIRE(r.c[0].gap == Approx(-0.05));
   REQUIRE(near(r.c[0].normal, n));
-  REQUIRE(run(sphere(0.2), origin + 0.5 * n, identity(), plane(), origin, tilt, 0.1).count == 0);
+  REQUIRE(run(sphere_shape(0.2), origin + 0.5 * n, identity(), plane_shape(), origin, tilt, 0.1).count == 0);
   // The plane given first: the contact still has the sphere as A.
-  auto swapped = run(plane(), origin, tilt, sphere(0.2), origin + 0.15 * n, identity());
+  auto swapped = run(plane_shape(), origin, tilt, sphere_shape(0.2), origin + 0.15 * n, identity());
   REQUIRE(swapped.count == 1);
   REQUIRE(swapped.swapped);
   REQUIRE(near(swapped.c[0].normal, n));
 }
 
 TEST_CASE("sphere-box: face, edge and inside regions", "[narrowphase]") {
-  Shape b = box(1, 1, 1);
-  auto face = run(sphere(0.5), {0.2, 0.1, 1.4}, identity(), b, {0, 0, 0}, identity());
+  Shape b = box_shape(1, 1, 1);
+  auto face = run(sphere_shape(0.5), {0.2, 0.1, 1.4}, identity(), b, {0, 0, 0}, identity());
   REQUIRE(face.count == 1);
   REQUIRE(face.c[0].gap == Approx(-0.1));
   REQUIRE(near(face.c[0].normal, {0, 0, 1}));
 
-  auto edge = run(sphere(0.5), {1.3, 0, 1.4}, identity(), b, {0, 0, 0}, identity());
+  auto edge = run(sphere_shape(0.5), {1.3, 0, 1.4}, identity(), b, {0, 0, 0}, identity());
   REQUIRE(edge.count == 1);
   REQUIRE(edge.c[0].gap == Approx(0.0).margin(1e-12));
   REQUIRE(near(edge.c[0].normal, {0.6, 0, 0.8}));
 
-  auto inside = run(sphere(0.25), {0.1, 0, 0.7}, identity(), b, {0, 0, 0}, identity());
+  auto inside = run(sphere_shape(0.25), {0.1, 0, 0.7}, identity(), b, {0, 0, 0}, identity());
   REQUIRE(inside.count == 1);
   REQUIRE(inside.c[0].gap == Approx(-0.3 - 0.25));
   REQUIRE(near(inside.c[0].normal, {0, 0, 1}));
 
   // A rotated box: the answer rotates with it.
   Q rot = about({0, 0, 1}, M_PI / 4);
-  auto rotated = run(sphere(0.5), rotate(rot, V{1.4, 0, 0}), identity(), b, {0, 0, 0}, rot);
+  auto rotated = run(sphere_shape(0.5), rotate(rot, V{1.4, 0, 0}), identity(), b, {0, 0, 0}, rot);
   REQUIRE(rotated.c[0].gap == Approx(-0.1));
   REQUIRE(near(rotated.c[0].normal, rotate(rot, V{1, 0, 0})));
 }
 
 TEST_CASE("box-plane: resting face gives its 4 corners, a tilted box one", "[narrowphase]") {
-  auto rest = run(box(1, 2, 0.5), {3, 4, 0.5}, identity(), plane(), {0, 0, 0}, identity());
+  auto rest = run(box_shape(1, 2, 0.5), {3, 4, 0.5}, identity(), plane_shape(), {0, 0, 0}, identity());
   REQUIRE(rest.count == 4);
   std::set<uint32_t> features;
   for (int k = 0; k < 4; ++k) {
@@ -136,14 +121,14 @@ TEST_CASE("box-plane: resting face gives its 4 corners, a tilted box one", "[nar
   // Balanced on an edge-free corner: rotate so that one corner points down.
   Q corner_down = about({1, -1, 0}, std::atan(std::sqrt(2.0)));
   double reach = std::sqrt(3.0);  // unit cube corner distance
-  auto tilted = run(box(1, 1, 1), {0, 0, reach - 0.01}, corner_down, plane(), {0, 0, 0}, identity(), 0.001);
+  auto tilted = run(box_shape(1, 1, 1), {0, 0, reach - 0.01}, corner_down, plane_shape(), {0, 0, 0}, identity(), 0.001);
   REQUIRE(tilted.count == 1);
   REQUIRE(tilted.c[0].gap == Approx(-0.01).margin(1e-9));
 }
 
 TEST_CASE("box-box face-face: a resting box has a 4-point manifold", "[narrowphase]") {
   // A (1x1x1 half extents) on top of B (2x2x1), overlapping by 0.01.
-  auto r = run(box(1, 1, 1), {0.5, 0.3, 1.99}, identity(), box(2, 2, 1), {0, 0, 0}, identity());
+  auto r = run(box_shape(1, 1, 1), {0.5, 0.3, 1.99}, identity(), box_shape(2, 2, 1), {0, 0, 0}, identity());
   REQUIRE(r.count == 4);
   for (int k = 0; k < r.count; ++k) {
     REQUIRE(r.c[k].gap == Approx(-0.01));
@@ -153,14 +138,14 @@ TEST_CASE("box-box face-face: a resting box has a 4-point manifold", "[narrowpha
     REQUIRE(std::fabs(r.c[k].point.y - 0.3) == Approx(1));
   }
   // Swapping the arguments swaps A and B: the normal flips.
-  auto s = run(box(2, 2, 1), {0, 0, 0}, identity(), box(1, 1, 1), {0.5, 0.3, 1.99}, identity());
+  auto s = run(box_shape(2, 2, 1), {0, 0, 0}, identity(), box_shape(1, 1, 1), {0.5, 0.3, 1.99}, identity());
   REQUIRE(s.count == 4);
   REQUIRE(near(s.c[0].normal, {0, 0, -1}));
 }
 
 TEST_CASE("box-box face-face with partial overlap clips to the common rectangle", "[narrowphase]") {
   // Equal cubes, the top one shifted by (1.5, 0.5): the faces share [0.5,1] x [-0.5,1].
-  auto r = run(box(1, 1, 1), {1.5, 0.5, 2.0}, identity(), box(1, 1, 1), {0, 0, 0}, identity(), 1e-6);
+  auto r = run(box_shape(1, 1, 1), {1.5, 0.5, 2.0}, identity(), box_shape(1, 1, 1), {0, 0, 0}, identity(), 1e-6);
   REQUIRE(r.count == 4);
   for (int k = 0; k < r.count; ++k) {
     REQUIRE(r.c[k].gap == Approx(0).margin(1e-12));
@@ -173,7 +158,7 @@ TEST_CASE("box-box face-face with partial overlap clips to the common rectangle"
 
 TEST_CASE("box-box: a box turned 45 degrees on another keeps a 4-point manifold of the octagon", "[narrowphase]") {
   Q turn = about({0, 0, 1}, M_PI / 4);
-  auto r = run(box(1, 1, 1), {0, 0, 1.995}, turn, box(1, 1, 1), {0, 0, 0}, identity());
+  auto r = run(box_shape(1, 1, 1), {0, 0, 1.995}, turn, box_shape(1, 1, 1), {0, 0, 0}, identity());
   REQUIRE(r.count == 4);
   // The 4 kept points must span a large part of the octagon (a manifold that holds the box up).
   double spread = 0;
@@ -189,22 +174,22 @@ TEST_CASE("box-box edge-edge: crossed edges give one contact at the crossing", "
   // highest edge runs along y): the edges cross above the origin.
   double d = std::sqrt(2.0);
   Q qa = about({1, 0, 0}, M_PI / 4), qb = about({0, 1, 0}, M_PI / 4);
-  auto r = run(box(1, 1, 1), {0, 0, 2 * d - 0.02}, qa, box(1, 1, 1), {0, 0, 0}, qb);
+  auto r = run(box_shape(1, 1, 1), {0, 0, 2 * d - 0.02}, qa, box_shape(1, 1, 1), {0, 0, 0}, qb);
   REQUIRE(r.count == 1);
   REQUIRE(r.c[0].gap == Approx(-0.02).margin(1e-9));
   REQUIRE(near(r.c[0].normal, {0, 0, 1}, 1e-9));
   REQUIRE(near(r.c[0].point, {0, 0, d - 0.01}, 1e-9));
   // Slightly apart and within the margin: a speculative edge contact with the positive gap.
-  auto apart = run(box(1, 1, 1), {0, 0, 2 * d + 0.03}, qa, box(1, 1, 1), {0, 0, 0}, qb, 0.05);
+  auto apart = run(box_shape(1, 1, 1), {0, 0, 2 * d + 0.03}, qa, box_shape(1, 1, 1), {0, 0, 0}, qb, 0.05);
   REQUIRE(apart.count == 1);
   REQUIRE(apart.c[0].gap == Approx(0.03).margin(1e-9));
-  REQUIRE(run(box(1, 1, 1), {0, 0, 2 * d + 0.1}, qa, box(1, 1, 1), {0, 0, 0}, qb, 0.05).count == 0);
+  REQUIRE(run(box_shape(1, 1, 1), {0, 0, 2 * d + 0.1}, qa, box_shape(1, 1, 1), {0, 0, 0}, qb, 0.05).count == 0);
 }
 
 TEST_CASE("box-box vertex-face: a corner pressing on a face", "[narrowphase]") {
   Q corner_down = about({1, -1, 0}, std::atan(std::sqrt(2.0)));
   double reach = std::sqrt(3.0);
-  auto r = run(box(1, 1, 1), {0.2, -0.1, 1 + reach - 0.03}, corner_down, box(3, 3, 1), {0, 0, 0}, identity(), 1e-6);
+  auto r = run(box_shape(1, 1, 1), {0.2, -0.1, 1 + reach - 0.03}, corner_down, box_shape(3, 3, 1), {0, 0, 0}, identity(), 1e-6);
   REQUIRE(r.count == 1);
   REQUIRE(r.c[0].gap == Approx(-0.03).margin(1e-9));
   REQUIRE(near(r.c[0].normal, {0, 0, 1}, 1e-9));
@@ -212,9 +197,9 @@ TEST_CASE("box-box vertex-face: a corner pressing on a face", "[narrowphase]") {
 }
 
 TEST_CASE("box-box: separated beyond the margin gives nothing", "[narrowphase]") {
-  REQUIRE(run(box(1, 1, 1), {0, 0, 2.2}, identity(), box(1, 1, 1), {0, 0, 0}, identity(), 0.1).count == 0);
-  REQUIRE(run(box(1, 1, 1), {3, 3, 0}, about({0, 0, 1}, 0.3), box(1, 1, 1), {0, 0, 0}, identity(), 0.1).count == 0);
-  auto near_face = run(box(1, 1, 1), {0, 0, 2.05}, identity(), box(1, 1, 1), {0, 0, 0}, identity(), 0.1);
+  REQUIRE(run(box_shape(1, 1, 1), {0, 0, 2.2}, identity(), box_shape(1, 1, 1), {0, 0, 0}, identity(), 0.1).count == 0);
+  REQUIRE(run(box_shape(1, 1, 1), {3, 3, 0}, about({0, 0, 1}, 0.3), box_shape(1, 1, 1), {0, 0, 0}, identity(), 0.1).count == 0);
+  auto near_face = run(box_shape(1, 1, 1), {0, 0, 2.05}, identity(), box_shape(1, 1, 1), {0, 0, 0}, identity(), 0.1);
   REQUIRE(near_face.count == 4);
   REQUIRE(min_gap(near_face) == Approx(0.05));
 }
@@ -222,13 +207,13 @@ TEST_CASE("box-box: separated beyond the margin gives nothing", "[narrowphase]")
 TEST_CASE("box-box: parallel edges of diagonally offset boxes give the true gap", "[narrowphase]") {
   // Unit cubes offset by (2.01, 2.01, 0): the closest features are two parallel vertical edges,
   // 0.01 sqrt(2) apart, which no face or edge axis of the separating-axis test captures.
-  auto r = run(box(1, 1, 1), {2.01, 2.01, 0}, identity(), box(1, 1, 1), {0, 0, 0}, identity(), 0.05);
+  auto r = run(box_shape(1, 1, 1), {2.01, 2.01, 0}, identity(), box_shape(1, 1, 1), {0, 0, 0}, identity(), 0.05);
   REQUIRE(r.count == 1);
   REQUIRE(r.c[0].gap == Approx(0.01 * std::sqrt(2.0)).epsilon(1e-9));
   REQUIRE(near(r.c[0].normal, normalized(V{1, 1, 0}), 1e-9));
   REQUIRE(r.c[0].point.x == Approx(1.005));
   REQUIRE(std::fabs(r.c[0].point.z) <= 1.0);
-  REQUIRE(run(box(1, 1, 1), {2.1, 2.1, 0}, identity(), box(1, 1, 1), {0, 0, 0}, identity(), 0.05).count == 0);
+  REQUIRE(run(box_shape(1, 1, 1), {2.1, 2.1, 0}, identity(), box_shape(1, 1, 1), {0, 0, 0}, identity(), 0.05).count == 0);
 }
 
 TEST_CASE("box-box feature keys are stable under small motions", "[narrowphase]") {
@@ -238,8 +223,8 @@ TEST_CASE("box-box feature keys are stable under small motions", "[narrowphase]"
     return k;
   };
   Q turn = about({0, 0, 1}, 0.3);
-  auto a = run(box(1, 1, 1), {0.2, 0.1, 1.99}, turn, box(2, 2, 1), {0, 0, 0}, identity());
-  auto b = run(box(1, 1, 1), {0.2001, 0.1002, 1.9899}, about({0, 0, 1}, 0.3001), box(2, 2, 1), {0, 0, 0}, identity());
+  auto a = run(box_shape(1, 1, 1), {0.2, 0.1, 1.99}, turn, box_shape(2, 2, 1), {0, 0, 0}, identity());
+  auto b = run(box_shape(1, 1, 1), {0.2001, 0.1002, 1.9899}, about({0, 0, 1}, 0.3001), box_shape(2, 2, 1), {0, 0, 0}, identity());
   REQUIRE(a.count == 4);
   REQUIRE(keys(a) == keys(b));
   REQUIRE(keys(a).size() == 4);
@@ -255,7 +240,7 @@ TEST_CASE("box-box on random configurations: gaps agree with the separating-axis
     Q qa = normalized(Q{u(rng), u(rng), u(rng), u(rng)}), qb = normalized(Q{u(rng), u(rng), u(rng), u(rng)});
     V xa{2 * u(rng), 2 * u(rng), 2 * u(rng)};
     double margin = 0.2;
-    auto r = run(box(ea.x, ea.y, ea.z), xa, qa, box(eb.x, eb.y, eb.z), {0, 0, 0}, qb, margin);
+    auto r = run(box_shape(ea.x, ea.y, ea.z), xa, qa, box_shape(eb.x, eb.y, eb.z), {0, 0, 0}, qb, margin);
     // Brute-force separating-axis separation over the 15 axes (the largest is a lower bound of the
     // distance when positive, and minus the penetration depth otherwise).
     Mat3<double> ra = rotation(qa), rb = rotation(qb);
