@@ -119,6 +119,11 @@ struct SolveControls {
   // Small islands that end the outer loop unconverged are solved again exactly (host/solve/exact_ccp.h;
   // CPU executors). Off: the outer loop's answer, for comparisons (STAGGER_EXACT=0).
   bool exact_small_islands = true;
+  // Such an island leaves the outer loop for its exact solve as soon as its best error has not halved
+  // over this many outer iterations (checked every this many, from twice this many on), instead of
+  // after max_outer_iterations; 0: only after them (STAGGER_EXACT_WINDOW). The window of 10 and why:
+  // docs/method.md, "The early hand-off".
+  int exact_stall_window = 10;
   // A Tresca island also counts as unconverged while a contact's friction exceeds its cone by more than
   // the tolerance allows, measured as the velocity it gives (docs/method.md, Known behaviour: "phantom
   // friction"). Off by default: it costs the shaken demo bed 2.6 times its APGD iterations
