@@ -180,6 +180,7 @@ stagger::WorldOptions world_options(const Options& options, std::string& backend
   if (const char* polish = std::getenv("STAGGER_POLISH")) w.controls.polish = std::atoi(polish) != 0;
   // STAGGER_EXACT=0: no exact solve of small unconverged islands (for comparison).
   if (const char* exact = std::getenv("STAGGER_EXACT")) w.controls.exact_small_islands = std::atoi(exact) != 0;
+  // STAGGER_EXACT_WINDOW=0: stalled small islands go to the exact solve only after the whole outer budget.
   if (const char* window = std::getenv("STAGGER_EXACT_WINDOW")) w.controls.exact_stall_window = std::atoi(window);
   // STAGGER_WARM_SCALE=1: granular islands' warm starts scaled along their ray (docs/method.md).
   if (const char* scale = std::getenv("STAGGER_WARM_SCALE")) w.controls.scale_warm_start = std::atoi(scale) != 0;
