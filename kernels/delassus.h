@@ -149,10 +149,12 @@ STAGGER_HD STAGGER_INLINE T delassus_row_norm(const P& p, int k, Vec3<T> dir) {
 
 // APGD's diagonal scales of contact k (kernels/apgd.h): the Delassus diagonal of its normal row and the
 // larger of its tangent rows' (the two tangent rows share a scale, so that the friction disk stays a
-// disk). Never zero: a contact touches at least one dynamic body.
+// disk). Never zero: a contact touches at least one dynamic body. `w_nn`: the normal row's W_nn without
+// its compliance (residual_velocity_weight's value, so that the step computes it once).
 template <class P, class T = typename P::Real>
-STAGGER_HD STAGGER_INLINE void delassus_scales(const P& p, int k, T& scale_n, T& scale_t) {
-  scale_n = delassus_row_norm(p, k, p.normal[k]);
+STAGGER_HD STAGGER_INLINE void delassus_scales(const P& p, int k, T& scale_n, T& scale_t, T& w_nn) {
+  w_nn = delassus_row_norm(p, k, p.normal[k]);
+  scale_n = w_nn;
   if (p.compliance) scale_n += p.compliance[k];
   scale_t = max_of(delassus_row_norm(p, k, p.tangent1[k]), delassus_row_norm(p, k, p.tangent2[k]));
   if (p.tangential_compliance) scale_t += p.tangential_compliance[k];

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gpu_lock.h"
+#include "test_paths.h"
 
 namespace test {
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpu_lock.h"
+#include "test_paths.h"
 #include "step/backend.h"
 #include "solve/contact_block.h"
 #include "scene/scene.h"

@@ -1,11 +1,13 @@
 // The exact solve of small islands (host/solve/exact_ccp.h): on problems whose answer mechanics gives
 // in closed form (a box resting on four redundant corner contacts, a block sticking on a slope, a block
 // sliding down one) it finds that answer, and it declines islands it cannot take; a stalled outer
-// loop hands its island over early.
+// loop hands its island over early, unless the scene turns the exact solve off.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
 
 #include "helpers.h"
 #include "solve/exact_ccp.h"
@@ -184,4 +186,43 @@ TEST_CASE("a small structure whose outer loop stalls goes to the exact solve ear
   }
   CAPTURE(outer[0], outer[1]);
   CHECK(outer[1] < 0.6 * outer[0]);
+}
+
+TEST_CASE("a scene can turn the exact solve off: the stalled stack's steps then end unconverged", "[exact_ccp][world]") {
+  // The tilted stack above, with "exact_small_islands": false in its solver block: no island goes to the
+  // exact solve, so the steps on which the staggered loop cycles end at its outer budget, unconverged
+  // and reported so (a controller with a deadline trades them for bounded step times,
+  // docs/scene_format.md). The scene's own file, through the loader, so that the key is what turns it off.
+  const std::string file = std::string(STAGGER_SOURCE_DIR) + "/scenes/validation/box_stack.json";
+  nlohmann::json j = nlohmann::json::parse(read_scene_text(file), nullptr, true, /*ignore_comments=*/true);
+  const double g = 9.81, tilt = 3 * M_PI / 180;
+  j["gravity"] = {g * std::sin(tilt), 0, -g * std::cos(tilt)};
+  for (bool exact : {true, false}) {
+    CAPTURE(exact);
+    j["solver"]["exact_small_islands"] = exact;
+    Scene scene = parse_scene(j.dump(), file);
+    REQUIRE(scene.solver.exact_small_islands == exact);
+    World world(scene);
+    int unconverged = 0, most = 0;
+    for (int s = 0; s < 100; ++s) {
+      world.step();
+      unconverged += world.last_step().converged ? 0 : 1;
+      most = std::max(most, world.last_step().outer_iterations_max);
+    }
+    if (exact) {
+      CHECK(unconverged == 0);
+    } else {
+      CHECK(unconverged > 10);
+      CHECK(most == scene.solver.max_outer_iterations);
+    }
+  }
+  // A value that is not a boolean is refused at its path.
+  j["solver"]["exact_small_islands"] = 1;
+  try {
+    parse_scene(j.dump(), file);
+    FAIL("a number was taken for exact_small_islands");
+  } catch (const SceneError& e) {
+    CHECK(e.path == "solver.exact_small_islands");
+    CHECK_THAT(e.what(), Catch::Contains("true or false"));
+  }
 }

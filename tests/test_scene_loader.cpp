@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "scene/scene.h"
+#include "test_paths.h"
 
 using namespace stagger;
 

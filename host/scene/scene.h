@@ -79,6 +79,7 @@ struct SolverSettings {
   bool warm_start = true;                  // reuse the previous step's impulses
   double bounce_threshold = 0.05;          // v_bounce of SOLVER.md, m/s
   bool mesh_sample_clusters = true;        // "mesh_contacts": "clusters" (kernels/mesh_clusters.h) or "all_samples"
+  bool exact_small_islands = true;         // the CPU's exact solve of small unconverged islands (exact_ccp.h)
   // Not scene fields: set per island by island_settings (the endgame of inner_tolerance_for, and
   // whether its QPs start with momentum, kApgdStartTheta in kernels/apgd.h).
   double inner_tolerance_endgame = 0;

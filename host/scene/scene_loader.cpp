@@ -314,7 +314,7 @@ void generate_grid(const JsonNode& node, int index, MeshLibrary& meshes, std::ve
 void parse_solver(const JsonNode& node, SolverSettings& s) {
   node.allow_only({"method", "friction_model", "pyramid_facets", "tolerance", "max_outer_iterations",
                    "inner_tolerance", "inner_tolerance_ratio", "max_inner_iterations", "stabilization_speed", "contact_envelope",
-                   "warm_start", "bounce_threshold", "mesh_contacts"});
+                   "warm_start", "bounce_threshold", "mesh_contacts", "exact_small_islands"});
   if (auto m = node.find("method")) {
     std::string v = m->string();
     if (auto method = method_from_name(v)) s.method = *method;
@@ -338,6 +338,7 @@ void parse_solver(const JsonNode& node, SolverSettings& s) {
   if (auto t = node.find("stabilization_speed")) s.stabilization_speed = t->non_negative();
   if (auto t = node.find("contact_envelope"); t && !t->is_null()) s.contact_envelope = t->positive();
   if (auto t = node.find("warm_start")) s.warm_start = t->boolean();
+  if (auto t = node.find("exact_small_islands")) s.exact_small_islands = t->boolean();
   if (auto t = node.find("bounce_threshold")) s.bounce_threshold = t->non_negative();
   if (auto m = node.find("mesh_contacts")) {
     std::string v = m->string();

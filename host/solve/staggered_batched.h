@@ -915,8 +915,10 @@ struct StaggeredBatched {
     if (warm_error) errors_of_warm_start(c.scale_warm_start);
     start_outer_loop();
     hand_off_window_ = 0;
+    // The scene's switch and the controls' (STAGGER_EXACT=0) both allow it.
+    [[maybe_unused]] const bool exact = c.exact_small_islands && s.exact_small_islands && !p_.pyramid && !p_.tangential_compliance;
     if constexpr (Exec::kPolish)
-      if (c.exact_small_islands && !p_.pyramid && !p_.tangential_compliance) exact_hand_off(c);
+      if (exact) exact_hand_off(c);
     trace(c, 0);
     for (int it = 1; it <= s.max_outer_iterations; ++it) {
       inner_tolerances(s, c.adaptive_inner_tolerance);
@@ -949,7 +951,7 @@ struct StaggeredBatched {
     }
     finish_outer_loop();
     if constexpr (Exec::kPolish)
-      if (c.exact_small_islands && !p_.pyramid && !p_.tangential_compliance) exact_solves(c);
+      if (exact) exact_solves(c);
   }
 
   // Each granular island's warm start times the scale that minimizes its QP's objective along it
@@ -1005,7 +1007,21 @@ struct StaggeredBatched {
     island_errors_on(p, between_);
   }
 
-  // Marks the islands the exact solve would take (exact_solves, exact_ccp_applies) for an early hand-off:
+  // Whether the exact solve takes island i when the outer loop leaves it unconverged (exact_solves): at
+  // most kGranularIslandContacts contacts, and exact_ccp_applies' rule (a Newton system of at most
+  // kExactMaxRows rows, friction on every contact). Host data: the executors with kPolish hold the
+  // problem in host memory.
+  bool exact_solve_takes(int i) const {
+    const ProblemView<T>& p = p_;
+    const int begin = p.island_contact_begin[i], end = p.island_contact_begin[i + 1];
+    const int bodies = p.island_body_begin[i + 1] - p.island_body_begin[i];
+    if (end == begin || end - begin > kGranularIslandContacts || 6 * bodies > kExactMaxRows) return false;
+    for (int k = begin; k < end; ++k)
+      if (!(p.mu[k] > T(0))) return false;
+    return true;
+  }
+
+  // Marks the islands the exact solve would take (exact_solve_takes) for an early hand-off:
   // when the outer loop stalls on one, the rest of the outer budget is spent in vain. On a stack of ten
   // boxes on a 3 degree slope (docs/method.md, "The exact solve of small islands") the loop cycles
   // between errors of 1.5e-4 and 5e-4 for all its 50 outer iterations on every other step, and the
@@ -1017,10 +1033,7 @@ struct StaggeredBatched {
     T* window_best = ptr(window_best_);
     bool any = false;
     for (int i = 0; i < p.num_islands; ++i) {
-      const int begin = p.island_contact_begin[i], end = p.island_contact_begin[i + 1];
-      const int bodies = p.island_body_begin[i + 1] - p.island_body_begin[i];
-      bool applies = end > begin && end - begin <= kGranularIslandContacts && 6 * bodies <= kExactMaxRows;
-      for (int k = begin; k < end && applies; ++k) applies = p.mu[k] > T(0);
+      const bool applies = exact_solve_takes(i);
       hand_off[i] = applies ? 1 : 0;
       window_best[i] = std::numeric_limits<T>::infinity();
       any = any || applies;
@@ -1045,10 +1058,7 @@ struct StaggeredBatched {
     std::vector<int> candidates;
     for (int i = 0; i < p.num_islands; ++i) {
       solved[i] = chosen[i] = 0;
-      const int contacts = p.island_contact_begin[i + 1] - p.island_contact_begin[i];
-      const int bodies = p.island_body_begin[i + 1] - p.island_body_begin[i];
-      if (!stats[i].converged && contacts <= kGranularIslandContacts && 6 * bodies <= kExactMaxRows)
-        candidates.push_back(i);
+      if (!stats[i].converged && exact_solve_takes(i)) candidates.push_back(i);
     }
     if (candidates.empty()) return;
     if (!sweep_sized_) {
@@ -1315,13 +1325,13 @@ struct StaggeredBatched {
     T *sn = ptr(scale_n_), *st = ptr(scale_t_), *in = ptr(inv_scale_n_), *it = ptr(inv_scale_t_);
     T* weight = ptr(residual_weight_);
     for_contacts(all_, [=] STAGGER_HD(int k) {
-      delassus_scales(p, k, sn[k], st[k]);
+      T w_nn;
+      delassus_scales(p, k, sn[k], st[k], w_nn);
       in[k] = T(1) / sn[k];
       it[k] = T(1) / st[k];
       const int i = p.contact_island[k];
-      weight[k] = error_in_velocities(p.island_contact_begin[i + 1] - p.island_contact_begin[i])
-                      ? residual_velocity_weight(p, k)
-                      : T(1);
+      // (residual_velocity_weight is w_nn)
+      weight[k] = error_in_velocities(p.island_contact_begin[i + 1] - p.island_contact_begin[i]) ? w_nn : T(1);
     });
   }
 
