@@ -123,9 +123,11 @@ STAGGER_HD STAGGER_INLINE bool collide_pair(const Shape& s0, const BodyPose& p0,
     samples(sink);
     return swapped;
   }
+  const double spacing = ma && mb ? min_of(ma->sample_spacing, mb->sample_spacing) : (ma ? ma : mb)->sample_spacing;
   DeepestPerCluster<Sink> deepest{ma ? ma->sample_cluster : mb->sample_cluster,
                                   sa.type == ShapeType::sphere ? 1u : 0u,  // a sphere-mesh pair's keys are sample + 1
-                                  ma && mb ? mb->sample_cluster : nullptr, sink, -1, ContactPoint<double>{}};
+                                  ma && mb ? mb->sample_cluster : nullptr, kClusterTie * spacing, sink, -1,
+                                  ContactPoint<double>{}};
   samples(deepest);
   deepest.flush();
   return swapped;

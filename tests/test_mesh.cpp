@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -489,6 +490,53 @@ TEST_CASE("a mesh cube rests on a plane, a box and another mesh cube like a box 
   }
 }
 
+TEST_CASE("mesh cubes resting flat keep their contacts from step to step, and take about one outer iteration a step as boxes do", "[mesh][physics]") {
+  // Two 10 cm cubes stacked on a floor, gravity tilted by 3 degrees (friction holds them: tan 3 deg =
+  // 0.052 < mu = 0.5), as meshes and as boxes. Of each cluster of a resting face's samples, all at one
+  // depth to within the bodies' jitter, the contact stays with one sample (mesh_clusters.h, the tie
+  // band): every step has the contacts of the step before, warm starts hold, and a step takes about
+  // one outer iteration as for the boxes. (With the strictly deepest sample the contacts changed
+  // every step, and the stack took 29 outer iterations a step.)
+  const MeshDir& dir = mesh_dir();
+  const double g = 9.81, tilt = 3 * M_PI / 180;
+  double mean_outer[2] = {0, 0};
+  for (bool mesh : {false, true}) {
+    CAPTURE(mesh);
+    const std::string shape = mesh ? R"({"type": "mesh", "file": "cube.obj"})" : R"({"type": "box", "half_extents": [0.05, 0.05, 0.05]})";
+    Scene s = dir.scene(fmt::format(R"({{"time_step": 0.001, "steps": 1, "gravity": [{}, 0, {}], "bodies": [
+      {{"id": "floor", "shape": {{"type": "plane"}}, "fixed": true, "friction": 0.5}},
+      {{"id": "lower", "shape": {}, "density": 1000, "friction": 0.5, "position": [0, 0, 0.05]}},
+      {{"id": "upper", "shape": {}, "density": 1000, "friction": 0.5, "position": [0, 0, 0.15]}}]}})",
+                                    g * std::sin(tilt), -g * std::cos(tilt), shape, shape));
+    World w(s);
+    for (int step = 0; step < 300; ++step) w.step();
+    const std::vector<Vec3d> settled = w.bodies().x;
+    auto keys = [&] {
+      std::vector<std::array<long long, 3>> k;
+      const Contacts& c = w.contacts();
+      for (std::size_t i = 0; i < c.a.size(); ++i) k.push_back({c.a[i], c.b[i], c.feature[i]});
+      std::sort(k.begin(), k.end());
+      return k;
+    };
+    auto before = keys();
+    int changed = 0, outer = 0;
+    for (int step = 0; step < 200; ++step) {
+      w.step();
+      REQUIRE(w.last_step().converged);
+      outer += w.last_step().outer_iterations_max;
+      auto now = keys();
+      changed += now != before;
+      before = now;
+    }
+    if (mesh) CHECK(changed == 0);  // (a box on a box: its clipped contacts' keys may change, its warm start holds)
+    mean_outer[mesh] = outer / 200.0;
+    for (int i = 0; i < w.bodies().size(); ++i)
+      if (w.bodies().is_dynamic(i)) CHECK(norm(w.bodies().x[i] - settled[i]) < 1e-6);
+  }
+  CAPTURE(mean_outer[0], mean_outer[1]);
+  CHECK(mean_outer[1] < mean_outer[0] + 1.0);
+}
+
 TEST_CASE("a mesh cube on a steep slope slides at g (sin - mu cos), on a gentle one it sticks", "[mesh][physics]") {
   const MeshDir& dir = mesh_dir();
   for (double degrees : {30.0, 10.0}) {
@@ -541,8 +589,9 @@ TEST_CASE("a free bunny keeps its angular momentum, and its inertia is turned wi
 TEST_CASE("sample clusters keep the deepest sample contact of each cluster; skipping far clusters changes nothing", "[mesh]") {
   // A box and a sphere mesh, clustered; every kind of pair with a mesh, at random poses close enough
   // to touch. Against the same pair tested sample by sample (the views without clusters): the kept
-  // contacts are some of those sample contacts, one per cluster that had any, the deepest of it, and
-  // contacts from unclustered points (a box's lattice, a sphere's centre) are all kept.
+  // contacts are some of those sample contacts, one per cluster that had any, the deepest of it (to
+  // within the tie band, kClusterTie sample spacings), and contacts from unclustered points (a box's
+  // lattice, a sphere's centre) are all kept.
   std::vector<Vec3d> v;
   Triangles t;
   box_mesh(Vec3d{0.05, 0.03, 0.02}, Vec3d{0, 0, 0}, Quatd{1, 0, 0, 0}, v, t);
@@ -650,6 +699,9 @@ TEST_CASE("sample clusters keep the deepest sample contact of each cluster; skip
       if (sa.type == ShapeType::sphere) return f == 0 ? -1 : clustered[sb.mesh].sample_cluster[f - 1];
       return clustered[sa.type == ShapeType::mesh ? sa.mesh : sb.mesh].sample_cluster[f];
     };
+    const double tie = kClusterTie * (sa.type == ShapeType::mesh && sb.type == ShapeType::mesh
+                                          ? std::min(clustered[sa.mesh].sample_spacing, clustered[sb.mesh].sample_spacing)
+                                          : clustered[sa.type == ShapeType::mesh ? sa.mesh : sb.mesh].sample_spacing);
     std::map<long long, double> deepest;  // cluster -> its deepest gap among all sample contacts
     std::map<uint32_t, const ContactPoint<double>*> by_feature;
     int unclustered = 0;
@@ -671,7 +723,8 @@ TEST_CASE("sample clusters keep the deepest sample contact of each cluster; skip
         continue;
       }
       REQUIRE(seen.insert(k).second);  // one per cluster
-      REQUIRE(c.gap == deepest.at(k));  // its deepest
+      REQUIRE(c.gap >= deepest.at(k));  // its deepest, within the band
+      REQUIRE(c.gap <= deepest.at(k) + tie);
     }
     REQUIRE(seen.size() == deepest.size());  // every cluster that touched
     REQUIRE(kept_unclustered == unclustered);
