@@ -6,19 +6,20 @@
 // then lets resting piles creep; docs/scene_format.md#meshes). So each mesh's samples are grouped at
 // load time into clusters (the samples in one cube of side kClusterSpacing sample spacings, about 9
 // on a flat stretch of surface) and stored cluster by cluster; a pair keeps, of each cluster's
-// sample contacts, the deepest. Every sample is still tested, so nothing is missed that was found
-// before: a cluster's other samples are at most as deep as the one kept, and whichever becomes the
-// deepest next step is kept then. The kept contact is a real sample contact (its own point, normal
-// and feature key), so warm starting and the normals of the field are as before.
+// sample contacts, the deepest (below: to within a tie band). Every sample is still tested, so nothing
+// is missed that was found before: a cluster's other samples are at most the band deeper than the one
+// kept, and whichever becomes the deepest next step is kept then. The kept contact is a real sample
+// contact (its own point, normal and feature key), so warm starting and the normals of the field are as
+// before.
 //
 // "The deepest" with a tie band: a later sample replaces the one kept only when it lies deeper by more
 // than kClusterTie sample spacings. A face resting flat has every sample of a cluster at the same depth
 // to within what the body's jitter turns it by (gaps 1e-10 m apart on a resting 4 cm cube), and the
 // strictly deepest one then changed from step to step: each step had new contact points, the warm start
 // matched none of them, and the outer loop began again from errors of 5e-2 to 1e-1 (a lone mesh cube
-// at rest took 5 to 12 outer iterations a step where a box takes one). In the band the first sample
-// of the cluster keeps the contact. The kept contact lies at most kClusterTie spacings above the
-// cluster's deepest sample.
+// at rest took 5 to 12 outer iterations a step where a box takes one). In the band the first of the
+// cluster's sample contacts keeps the contact. The kept contact lies at most kClusterTie spacings above
+// the cluster's deepest sample.
 #pragma once
 
 #include "mesh_contacts.h"
