@@ -182,6 +182,9 @@ stagger::WorldOptions world_options(const Options& options, std::string& backend
   if (const char* exact = std::getenv("STAGGER_EXACT")) w.controls.exact_small_islands = std::atoi(exact) != 0;
   // STAGGER_EXACT_WINDOW=0: stalled small islands go to the exact solve only after the whole outer budget.
   if (const char* window = std::getenv("STAGGER_EXACT_WINDOW")) w.controls.exact_stall_window = std::atoi(window);
+  // STAGGER_TRESCA_SWITCH_WINDOW=0: stalled structures stay with Staggered Projections (for comparison).
+  if (const char* window = std::getenv("STAGGER_TRESCA_SWITCH_WINDOW"))
+    w.controls.tresca_switch_window = std::atoi(window);
   // STAGGER_WARM_SCALE=1: granular islands' warm starts scaled along their ray (docs/method.md).
   if (const char* scale = std::getenv("STAGGER_WARM_SCALE")) w.controls.scale_warm_start = std::atoi(scale) != 0;
   if (const char* cone = std::getenv("STAGGER_TRESCA_CONE_CHECK")) w.controls.tresca_cone_check = std::atoi(cone) != 0;

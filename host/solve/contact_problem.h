@@ -124,6 +124,13 @@ struct SolveControls {
   // after max_outer_iterations; 0: only after them (STAGGER_EXACT_WINDOW). The window of 10 and why:
   // docs/method.md, "The early hand-off".
   int exact_stall_window = 10;
+  // Under "auto", an island solved by Staggered Projections whose best error has not halved over this
+  // many outer iterations (checked every this many, from twice this many on) goes on by the Tresca
+  // fixed point from its best pair, unless the exact solve takes it (above): the staggered loop can
+  // cycle for its whole budget on friction-held structures (a stack on a slope), which the Tresca
+  // fixed point solves in a few outer iterations. 0: never (STAGGER_TRESCA_SWITCH_WINDOW=0).
+  // docs/method.md, "A stalled structure goes on by the Tresca fixed point".
+  int tresca_switch_window = 10;
   // A Tresca island also counts as unconverged while a contact's friction exceeds its cone by more than
   // the tolerance allows, measured as the velocity it gives (docs/method.md, Known behaviour: "phantom
   // friction"). Off by default: it costs the shaken demo bed 2.6 times its APGD iterations

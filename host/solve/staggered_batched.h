@@ -88,6 +88,14 @@ struct StaggeredBatched {
   Array<int> hand_off_;
   Array<T> window_best_;
   int hand_off_window_ = 0;  // 0: no island hands off this solve
+  // The Tresca switch (tresca_switch): per island whether a stall moves it to the Tresca fixed point,
+  // its best error when the current window began, and the islands switching now; the window (0: none
+  // this solve) and the inner tolerance ratio a switched island takes.
+  std::vector<int> switchable_host_;
+  Array<int> switch_, switched_;
+  Array<T> switch_best_;
+  int switch_window_ = 0;
+  T switch_ratio_ = T(0.3);
   // The polish (start_polish): per island whether it runs, Gauss-Seidel's own iterate and its error;
   // islands entering it this iteration; those whose answer is the polish's (finish_outer_loop).
   Array<int> polish_, entered_, sweeping_, polished_;
@@ -191,6 +199,7 @@ struct StaggeredBatched {
     Exec::fill(unimproved_, ni, 0);
     Exec::fill(hand_off_, ni, 0);
     Exec::fill(window_best_, ni, T(0));
+    Exec::fill(switched_, ni, 0);
     for (Array<int>* v :
          {&outer_, &active_, &improved_, &need_product_, &measured_, &best_apart_, &polish_, &entered_, &sweeping_,
           &polished_})
@@ -919,6 +928,7 @@ struct StaggeredBatched {
     [[maybe_unused]] const bool exact = c.exact_small_islands && s.exact_small_islands && !p_.pyramid && !p_.tangential_compliance;
     if constexpr (Exec::kPolish)
       if (exact) exact_hand_off(c);
+    plan_tresca_switch(c, exact);
     trace(c, 0);
     for (int it = 1; it <= s.max_outer_iterations; ++it) {
       inner_tolerances(s, c.adaptive_inner_tolerance);
@@ -938,6 +948,7 @@ struct StaggeredBatched {
       bool any = record_outer_iteration(it);
       trace(c, it);
       if (!any) break;
+      if (switch_window_ > 0 && it % switch_window_ == 0 && it < s.max_outer_iterations) tresca_switch(it, c);
       if constexpr (Exec::kPolish)
         if (c.polish && !p_.pyramid && it >= kPolishFromOuter) start_polish();
       if (any_staggered_) {
@@ -1039,6 +1050,63 @@ struct StaggeredBatched {
       any = any || applies;
     }
     if (any) hand_off_window_ = c.exact_stall_window;
+  }
+
+  // The Tresca switch (SolveControls::tresca_switch_window; docs/method.md, "A stalled structure goes on
+  // by the Tresca fixed point"). Under "auto" a structure is solved by Staggered Projections, whose
+  // outer loop can cycle on friction-held structures for its whole budget: ten boxes stacked on a 3
+  // degree slope, with no exact solve (the GPU's case), end 79% of their steps unconverged between errors of 1.5e-4
+  // and 5e-4 and creep 1.6 mm down the slope in 2 s, where the Tresca fixed point, whose joint QP
+  // settles each contact's normal and friction impulses together, converges every step in 1.4 outer
+  // iterations and holds the stack. So such an island goes on by the Tresca fixed point from its best
+  // pair once its best error has not halved over a window of outer iterations. The islands the exact
+  // solve takes (CPU executors) keep their early hand-off to it instead, which is faster still.
+  void plan_tresca_switch(const SolveControls& c, [[maybe_unused]] bool exact) {
+    switch_window_ = 0;
+    if (c.tresca_switch_window <= 0) return;
+    std::vector<int>& switchable = switchable_host_;
+    bool any = false;
+    for (int i = 0; i < p_.num_islands; ++i) {
+      if constexpr (Exec::kPolish)
+        if (switchable[i] && exact && exact_solve_takes(i)) switchable[i] = 0;
+      any = any || switchable[i];
+    }
+    if (!any) return;
+    Exec::upload(switchable, switch_);
+    Exec::fill(switch_best_, p_.num_islands, std::numeric_limits<T>::infinity());
+    switch_window_ = c.tresca_switch_window;
+  }
+
+  // After outer iteration `iteration` (a multiple of the window): the switchable islands still in the
+  // loop whose best error has not halved since the last window's check become Tresca islands, from
+  // their best pair, with the method's inner tolerance ratio. Their radii mu*alpha follow from that pair
+  // at the end of this iteration (update_bound: a full step, as nothing failed yet under the new map).
+  void tresca_switch(int iteration, const SolveControls& c) {
+    int *can = ptr(switch_), *now = ptr(switched_), *staggered = ptr(staggered_), *tresca = ptr(tresca_);
+    int *judged = ptr(phase_judged_), *unimproved = ptr(unimproved_);
+    const int* outer = ptr(outer_);
+    const T* best = ptr(best_error_);
+    T *window_best = ptr(switch_best_), *ratio = ptr(tau_ratio_);
+    const T tresca_ratio = switch_ratio_;
+    const bool judge = iteration >= 2 * switch_window_;
+    exec.for_each(p_.num_islands, [=] STAGGER_HD(int i) {
+      now[i] = 0;
+      if (!can[i] || !outer[i]) return;
+      if (judge && !(best[i] <= T(0.5) * window_best[i])) {
+        now[i] = 1;
+        can[i] = staggered[i] = 0;
+        tresca[i] = 1;
+        judged[i] = int(QpPhase::tresca);
+        ratio[i] = tresca_ratio;
+        unimproved[i] = 0;
+      }
+      window_best[i] = best[i];
+    });
+    if (!exec.any(switched_, p_.num_islands)) return;
+    copy_island_unknowns(best_, cur_, switched_);
+    any_tresca_ = true;
+    judged_uniform_ = -1;
+    if (c.trace_min_contacts > 0) std::fprintf(stderr, "  outer %d: stalled islands go on by the Tresca fixed point\n", iteration);
   }
 
   // The exact solve of small islands (executors with kPolish: the CPU's; host/solve/exact_ccp.h). An
@@ -1287,6 +1355,7 @@ struct StaggeredBatched {
     const int ni = structure.num_islands();
     std::vector<T> tolerance(ni), ratio(ni), endgame(ni), start_theta(ni);
     std::vector<int> judged(ni), staggered(ni), tresca(ni);
+    switchable_host_.assign(ni, 0);
     any_staggered_ = any_tresca_ = false;
     for (int i = 0; i < ni; ++i) {
       const int contacts = structure.island_contact_begin[i + 1] - structure.island_contact_begin[i];
@@ -1303,6 +1372,7 @@ struct StaggeredBatched {
                       : s.method == Method::coulomb_apgd ? QpPhase::coulomb
                                                          : QpPhase::contact);
       start_theta[i] = T(s.apgd_momentum_start ? kApgdStartTheta : 1.0);
+      switchable_host_[i] = staggered[i] && settings.method == Method::automatic;
       any_staggered_ = any_staggered_ || staggered[i];
       any_tresca_ = any_tresca_ || tresca[i];
     }
@@ -1316,6 +1386,9 @@ struct StaggeredBatched {
                           : -1;
     Exec::upload(staggered, staggered_);
     Exec::upload(tresca, tresca_);
+    SolverSettings as_tresca = settings;
+    as_tresca.method = Method::tresca_fixed_point;
+    switch_ratio_ = T(inner_tolerance_ratio(as_tresca));
   }
 
   // APGD's per-contact diagonal scales (kernels/apgd.h), and the residuals' weights: the normal
