@@ -1,7 +1,8 @@
 // The Tresca switch (SolveControls::tresca_switch_window; docs/method.md, "A stalled structure goes on
 // by the Tresca fixed point"): under "auto", a structure whose staggered outer loop stalls goes on by the
-// Tresca fixed point from its best pair. Checked where it matters most, on the GPU's path (no exact
-// solve, no polish, the GPU's blocks): ten boxes stacked on a 3 degree slope, friction 0.5 against
+// Tresca fixed point from its best pair. Checked where it matters most, on the GPU's path: the CUDA
+// backend where there is a GPU (the "[CUDA backend]" copy), and its CPU twin in the GPU's shape (no exact
+// solve, no polish, 32-contact blocks): ten boxes stacked on a 3 degree slope, friction 0.5 against
 // tan 3 deg = 0.05, must stand still, every step converged.
 #include <catch2/catch.hpp>
 
@@ -21,12 +22,12 @@ struct StackRun {
   double drift = 0;  // the largest displacement of a box from its place after the first step
 };
 
-StackRun run_tilted_stack(int switch_window, Method method, int steps) {
+StackRun run_tilted_stack(SolverBackend backend, int switch_window, Method method, int steps) {
   Scene scene = validation_scene("box_stack");
   const double g = norm(scene.gravity), tilt = 3 * M_PI / 180;
   scene.gravity = {g * std::sin(tilt), 0, -g * std::cos(tilt)};
   scene.solver.method = method;
-  WorldOptions options;
+  WorldOptions options = on_backend(backend);
   options.controls.exact_small_islands = false;  // as the CUDA executor runs
   options.controls.polish = false;
   options.controls.block_size = 32;
@@ -48,10 +49,13 @@ StackRun run_tilted_stack(int switch_window, Method method, int steps) {
 
 }  // namespace
 
-TEST_CASE("a stalled stack on a slope goes on by the Tresca fixed point and stands, with no exact solve", "[tresca_switch][world]") {
+TEST_CASE("a stalled stack on a slope goes on by the Tresca fixed point and stands, with no exact solve", "[tresca_switch][world][backends]") {
+  if (skip_backend_run()) return;
+  auto backend = GENERATE(from_range(batched_backends()));
+  CAPTURE(backend_name(backend));
   const int steps = 400;
-  const StackRun off = run_tilted_stack(0, Method::automatic, steps);
-  const StackRun on = run_tilted_stack(SolveControls{}.tresca_switch_window, Method::automatic, steps);
+  const StackRun off = run_tilted_stack(backend, 0, Method::automatic, steps);
+  const StackRun on = run_tilted_stack(backend, SolveControls{}.tresca_switch_window, Method::automatic, steps);
   CAPTURE(off.unconverged, off.drift, off.outer, on.unconverged, on.drift, on.outer);
   // Without the switch the staggered loop cycles above the tolerance on most steps, and the stack creeps
   // down the slope on the friction it leaves unsettled.
@@ -65,7 +69,7 @@ TEST_CASE("a stalled stack on a slope goes on by the Tresca fixed point and stan
 
 TEST_CASE("a method the scene names is kept: no Tresca switch for \"staggered\"", "[tresca_switch][world]") {
   // The switch is part of "auto"'s choice; a scene that names Staggered Projections gets them.
-  const StackRun named = run_tilted_stack(SolveControls{}.tresca_switch_window, Method::staggered, 100);
+  const StackRun named = run_tilted_stack(SolverBackend::batched, SolveControls{}.tresca_switch_window, Method::staggered, 100);
   CAPTURE(named.unconverged);
   CHECK(named.unconverged > 20);
 }
