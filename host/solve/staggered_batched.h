@@ -88,6 +88,7 @@ struct StaggeredBatched {
   Array<int> hand_off_;
   Array<T> window_best_;
   int hand_off_window_ = 0;  // 0: no island hands off this solve
+  std::vector<char> exact_takes_;  // per island, this solve: exact_solve_takes (empty: no exact solve)
   // The Tresca switch (tresca_switch): per island whether a stall moves it to the Tresca fixed point,
   // its best error when the current window began, and the islands switching now; the window (0: none
   // this solve) and the inner tolerance ratio a switched island takes.
@@ -926,9 +927,14 @@ struct StaggeredBatched {
     hand_off_window_ = 0;
     // The scene's switch and the controls' (STAGGER_EXACT=0) both allow it.
     [[maybe_unused]] const bool exact = c.exact_small_islands && s.exact_small_islands && !p_.pyramid && !p_.tangential_compliance;
+    exact_takes_.clear();
     if constexpr (Exec::kPolish)
-      if (exact) exact_hand_off(c);
-    plan_tresca_switch(c, exact);
+      if (exact) {
+        exact_takes_.resize(p_.num_islands);
+        for (int i = 0; i < p_.num_islands; ++i) exact_takes_[i] = exact_solve_takes(i);
+        exact_hand_off(c);
+      }
+    plan_tresca_switch(c);
     trace(c, 0);
     for (int it = 1; it <= s.max_outer_iterations; ++it) {
       inner_tolerances(s, c.adaptive_inner_tolerance);
@@ -1032,7 +1038,7 @@ struct StaggeredBatched {
     return true;
   }
 
-  // Marks the islands the exact solve would take (exact_solve_takes) for an early hand-off:
+  // Marks the islands the exact solve would take (exact_takes_) for an early hand-off:
   // when the outer loop stalls on one, the rest of the outer budget is spent in vain. On a stack of ten
   // boxes on a 3 degree slope (docs/method.md, "The exact solve of small islands") the loop cycles
   // between errors of 1.5e-4 and 5e-4 for all its 50 outer iterations on every other step, and the
@@ -1044,7 +1050,7 @@ struct StaggeredBatched {
     T* window_best = ptr(window_best_);
     bool any = false;
     for (int i = 0; i < p.num_islands; ++i) {
-      const bool applies = exact_solve_takes(i);
+      const bool applies = exact_takes_[i];
       hand_off[i] = applies ? 1 : 0;
       window_best[i] = std::numeric_limits<T>::infinity();
       any = any || applies;
@@ -1061,14 +1067,14 @@ struct StaggeredBatched {
   // iterations and holds the stack. So such an island goes on by the Tresca fixed point from its best
   // pair once its best error has not halved over a window of outer iterations. The islands the exact
   // solve takes (CPU executors) keep their early hand-off to it instead, which is faster still.
-  void plan_tresca_switch(const SolveControls& c, [[maybe_unused]] bool exact) {
+  void plan_tresca_switch(const SolveControls& c) {
     switch_window_ = 0;
     if (c.tresca_switch_window <= 0) return;
     std::vector<int>& switchable = switchable_host_;
     bool any = false;
+    const bool exact = !exact_takes_.empty();
     for (int i = 0; i < p_.num_islands; ++i) {
-      if constexpr (Exec::kPolish)
-        if (switchable[i] && exact && exact_solve_takes(i)) switchable[i] = 0;
+      if (exact && exact_takes_[i]) switchable[i] = 0;
       any = any || switchable[i];
     }
     if (!any) return;
@@ -1126,7 +1132,7 @@ struct StaggeredBatched {
     std::vector<int> candidates;
     for (int i = 0; i < p.num_islands; ++i) {
       solved[i] = chosen[i] = 0;
-      if (!stats[i].converged && exact_solve_takes(i)) candidates.push_back(i);
+      if (!stats[i].converged && exact_takes_[i]) candidates.push_back(i);
     }
     if (candidates.empty()) return;
     if (!sweep_sized_) {
