@@ -148,6 +148,27 @@ TEST_CASE("exact solve: a box on a slope steeper than its friction slides with t
   CHECK(s.along == Approx(-mu * s.normal).epsilon(1e-5));
 }
 
+TEST_CASE("exact solve: the outer loop's answer gives a sliding box its first shift, not a sticking one", "[exact_ccp]") {
+  // Sliding: the shift-free relaxed answer lifts the box off, and successive relaxation walks the shift
+  // to mu |v_t| from there. An outer loop's answer near the Coulomb one (here the exact answer, off by
+  // 0.1%) has the smaller Coulomb error, so the shift is taken from it: fewer relaxations, same answer.
+  BoxOnSlope sliding(0.6, 0.3);
+  const Solved cold = solve(sliding, 1e-8);
+  REQUIRE(cold.result.solves >= 3);
+  for (int k = 0; k < 4; ++k)
+    for (int r = 0; r < 3; ++r) sliding.contacts[k].start[r] = 1.001 * cold.x[3 * k + r];
+  const Solved started = solve(sliding, 1e-8);
+  CHECK(started.result.solves < cold.result.solves);
+  CHECK(BoxOnSlope::dot(started.v, sliding.down_slope) == Approx(BoxOnSlope::dot(cold.v, sliding.down_slope)).epsilon(1e-5));
+  // Sticking: the shift-free relaxed answer is the Coulomb answer, whatever the outer loop left (here
+  // the weight on the normal rows and no friction: a box that would slide).
+  BoxOnSlope sticking(0.3, 0.6);
+  for (ExactContact& k : sticking.contacts) k.start[0] = sticking.mass * kG * kH / 4;
+  const Solved stuck = solve(sticking, 1e-9);
+  CHECK(stuck.result.solves == 1);
+  CHECK(norm3(stuck.v) < 1e-9);
+}
+
 TEST_CASE("exact solve: islands it cannot take are declined, not solved wrongly", "[exact_ccp]") {
   BoxOnSlope frictionless(0.0, 0.0);  // the cone's coordinates divide by mu: mu > 0
   std::vector<double> x;

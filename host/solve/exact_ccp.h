@@ -26,6 +26,9 @@ struct ExactContact {
   double mu = 0, compliance = 0;
   double residual_weight = 1;  // ProblemView::residual_weight: what its natural-map residual is multiplied by
   double q[3];
+  // The outer loop's answer (normal, t1, t2): where its Coulomb error is smaller than the first relaxed
+  // answer's, the second relaxation's shift is taken from it. Zero: not given.
+  double start[3] = {0, 0, 0};
 };
 
 // One dynamic body: inverse mass and world inverse inertia (row-major 3x3).

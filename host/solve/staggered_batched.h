@@ -333,7 +333,7 @@ struct StaggeredBatched {
   template <class P>
   void island_errors_on(const P p, Array<int>& mask) {
     const ContactVelocity<T> vel = contact_velocities();
-    const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);
+    const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);  // the outer loop's answer (finish_outer_loop)
     block_reduce(
         mask,
         [=] STAGGER_HD(int k) {
@@ -422,7 +422,7 @@ struct StaggeredBatched {
     const ApgdIsland<T>* apgd = ptr(apgd_);
     const ContactVelocity<T> vel = contact_velocities();
     const ApgdBuffers<T> g = buffers(g_);
-    const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);
+    const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);  // the outer loop's answer (finish_outer_loop)
     const int* held = use_working_ ? ptr(held_) : nullptr;
     block_reduce(
         mask,
@@ -481,7 +481,7 @@ struct StaggeredBatched {
     const PhasePerIsland phase_of_island{ptr(phase_of)};
     const ApgdBuffers<T> u = buffers(u_), g = buffers(g_);
     T *xba = ptr(xbest_.alpha), *xbb = ptr(xbest_.beta);
-    const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);
+    const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);  // the outer loop's answer (finish_outer_loop)
     const T* shift = method_shifts_ ? ptr(shift_) : nullptr;
     Vec3<T>* impulse = ptr(impulse_);
     const ContactVelocity<T> vel = contact_velocities();
@@ -1118,7 +1118,8 @@ struct StaggeredBatched {
   // The exact solve of small islands (executors with kPolish: the CPU's; host/solve/exact_ccp.h). An
   // island of at most kGranularIslandContacts contacts that ends the outer loop unconverged is solved
   // again from scratch, exactly: the relaxed problem by a primal-dual interior-point method, with
-  // successive relaxation for sliding contacts. On small, stiff, redundant structures (masonry: the
+  // successive relaxation for sliding contacts (its first shift from the outer loop's answer where
+  // that is the better one). On small, stiff, redundant structures (masonry: the
   // catenary arch) APGD's rate is what stalls the loop, a decade per sqrt(kappa) iterations with kappa near
   // 1e4-1e5, while the exact relaxed answer of a standing structure is already its Coulomb answer. The
   // island keeps whichever answer has the smaller natural-map error, measured as every answer is
@@ -1141,6 +1142,7 @@ struct StaggeredBatched {
       sweep_sized_ = true;
     }
     T *sa = ptr(sweep_.alpha), *sb = ptr(sweep_.beta);
+    const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);  // the outer loop's answer (finish_outer_loop)
     const int* list = candidates.data();
     const int trace_min = c.trace_min_contacts;
     // One island per element, on the threads: each is milliseconds of interior-point iterations,
@@ -1170,6 +1172,9 @@ struct StaggeredBatched {
             e.q[0] = double(free.x - p.rhs[k]);
             e.q[1] = double(free.y);
             e.q[2] = double(free.z);
+            e.start[0] = double(ca[k]);
+            e.start[1] = double(cb[2 * k]);
+            e.start[2] = double(cb[2 * k + 1]);
           }
           std::vector<ExactBody> bodies(nb);
           for (int b = 0; b < nb; ++b) {
