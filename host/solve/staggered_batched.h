@@ -333,7 +333,7 @@ struct StaggeredBatched {
   template <class P>
   void island_errors_on(const P p, Array<int>& mask) {
     const ContactVelocity<T> vel = contact_velocities();
-    const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);  // the outer loop's answer (finish_outer_loop)
+    const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);
     block_reduce(
         mask,
         [=] STAGGER_HD(int k) {
@@ -422,7 +422,7 @@ struct StaggeredBatched {
     const ApgdIsland<T>* apgd = ptr(apgd_);
     const ContactVelocity<T> vel = contact_velocities();
     const ApgdBuffers<T> g = buffers(g_);
-    const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);  // the outer loop's answer (finish_outer_loop)
+    const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);
     const int* held = use_working_ ? ptr(held_) : nullptr;
     block_reduce(
         mask,
@@ -481,7 +481,7 @@ struct StaggeredBatched {
     const PhasePerIsland phase_of_island{ptr(phase_of)};
     const ApgdBuffers<T> u = buffers(u_), g = buffers(g_);
     T *xba = ptr(xbest_.alpha), *xbb = ptr(xbest_.beta);
-    const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);  // the outer loop's answer (finish_outer_loop)
+    const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);
     const T* shift = method_shifts_ ? ptr(shift_) : nullptr;
     Vec3<T>* impulse = ptr(impulse_);
     const ContactVelocity<T> vel = contact_velocities();
