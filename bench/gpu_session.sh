@@ -19,7 +19,9 @@
 # anything. Stages, named on the command line (default: all, in this order of priority):
 #   build tests sanitize cuda iteration bunny launch float profile cpu scaling
 # and, named alone, cuda_tests: the [cuda] tests in both shapes without the rest of the suite (a
-# short check after a change to the CUDA backend, before its benchmarks).
+# short check after a change to the CUDA backend, before its benchmarks), and backend_tests: the
+# validation scenes' "[CUDA backend]" copies alone through ctest (the GPU's share of the suite, which
+# the GPU lock runs one at a time, without the CPU tests that would crowd the host's cores).
 # ctest runs on the host's cores beside the sanitizers (neither is timed); its GPU tests run one at a
 # time (tests/gpu_lock.h), so it may take most of the deadline and leave the benchmarks out: name
 # fewer stages (e.g. `cuda iteration bunny launch`) for a call that is to measure. At most 8 files
@@ -130,6 +132,13 @@ if want tests; then
   (cd "$build" && STAGGER_REQUIRE_GPU=$gpu timeout "$(limit 150)" ./tests/stagger_tests -d yes "[cuda]" > "$out/cuda_tests.log" 2>&1)
   say "[cuda] tests: exit $?"
   grep -E "^[0-9.]+ s: |passed|failed" "$out/cuda_tests.log" | tail -14 | tee -a "$out/session.log"
+fi
+if want backend_tests; then
+  log "the validation tests' [CUDA backend] copies (STAGGER_REQUIRE_GPU=$gpu)"
+  (STAGGER_REQUIRE_GPU=$gpu OMP_NUM_THREADS=2 timeout "$(limit 400)" ctest --test-dir "$build" --output-on-failure \
+    -j 4 --timeout 300 -R '^\[CUDA backend\]' > "$out/backend_tests.log" 2>&1)
+  say "[CUDA backend] tests: exit $?"
+  grep -E "tests passed|Failed|Not Run|Timeout|Total Test" "$out/backend_tests.log" | head -12 | tee -a "$out/session.log"
 fi
 # The whole suite on the host's cores, the GPU tests included (the validation scenes run on every
 # batched backend), beside the sanitizers. The Python tests need the module built for this

@@ -55,6 +55,11 @@ TEST_CASE("the CUDA backend equals the CPU backends on island problems", "[cuda]
           same.polish = false;
           same.exact_small_islands = false;
           same.sinking_sweeps = false;
+          // ... and in the GPU's shape: Coulomb APGD's answer depends on where its loop is checked (the
+          // CPU's two shapes part by up to 1.5e-7 on these problems, both within the tolerance; found
+          // on an H200), the other methods' answers do not.
+          same.block_size = kGpuBlockSize;
+          same.loop_check_interval = kGpuLoopCheckInterval;
           SolveResult g = cuda.solve(p, tight(method)), c = cpu.solve(p, tight(method), same);
           REQUIRE(g.islands.size() == c.islands.size());
           for (size_t i = 0; i < g.islands.size(); ++i) {
@@ -162,12 +167,17 @@ TEST_CASE("the CUDA backend and the CPU backend agree step by step", "[cuda][wor
     scene.solver.max_inner_iterations = 5000;
     // The CUDA backend's algorithm on the CPU: no polish (CudaExec::kPolish), which 400 outer
     // iterations at 1e-10 would otherwise reach on the card house (found on an H100), no exact
-    // solve of an island left unconverged, and no sinking sweeps.
-    WorldOptions same;
+    // solve of an island left unconverged, and no sinking sweeps. On both, no Tresca switch: at 1e-10
+    // the card house's staggered loop slows near 1e-5, and the Tresca fixed point it would switch to
+    // takes 55,700 APGD iterations a step against 148 (found on an H200, where 200 steps of it did
+    // not end in 145 s; docs/method.md, Known behaviour). The switch's own GPU test is the stack on
+    // a slope (test_validation.cpp).
+    WorldOptions same, on_gpu = on_backend(SolverBackend::cuda);
     same.controls.polish = false;
     same.controls.exact_small_islands = false;
     same.controls.sinking_sweeps = false;
-    World cpu(scene, same), gpu(scene, on_backend(SolverBackend::cuda));
+    same.controls.tresca_switch_window = on_gpu.controls.tresca_switch_window = 0;
+    World cpu(scene, same), gpu(scene, on_gpu);
     for (int s = 0; s < 200; ++s) {
       cpu.step();
       gpu.step();
