@@ -22,13 +22,14 @@ struct StackRun {
   double drift = 0;  // the largest displacement of a box from its place after the first step
 };
 
-StackRun run_tilted_stack(SolverBackend backend, int switch_window, Method method, int steps) {
+StackRun run_tilted_stack(SolverBackend backend, int switch_window, Method method, int steps, bool exact = false) {
   Scene scene = validation_scene("box_stack");
   const double g = norm(scene.gravity), tilt = 3 * M_PI / 180;
   scene.gravity = {g * std::sin(tilt), 0, -g * std::cos(tilt)};
   scene.solver.method = method;
   WorldOptions options = on_backend(backend);
-  options.controls.exact_small_islands = false;  // as the CUDA executor runs
+  options.controls.exact_small_islands = exact;  // false: as the CUDA executor runs by default
+  options.controls.exact_on_device = exact;
   options.controls.polish = false;
   options.controls.block_size = 32;
   options.controls.loop_check_interval = 8;
@@ -72,4 +73,17 @@ TEST_CASE("a method the scene names is kept: no Tresca switch for \"staggered\""
   const StackRun named = run_tilted_stack(SolverBackend::batched, SolveControls{}.tresca_switch_window, Method::staggered, 100);
   CAPTURE(named.unconverged);
   CHECK(named.unconverged > 20);
+}
+
+TEST_CASE("the exact solve on the GPU's path (exact_on_device) takes the stalled stack, and it stands", "[tresca_switch][exact_ccp][world][backends]") {
+  // SolveControls::exact_on_device: the CUDA backend stages the islands the exact solve takes on the
+  // host, solves them there and copies their answers back; the CPU executors take the same path. With
+  // the Tresca switch off, only the exact solve can end the stalled steps converged.
+  if (skip_backend_run()) return;
+  auto backend = GENERATE(from_range(batched_backends()));
+  CAPTURE(backend_name(backend));
+  const StackRun exact = run_tilted_stack(backend, 0, Method::automatic, 200, /*exact=*/true);
+  CAPTURE(exact.unconverged, exact.drift, exact.outer);
+  CHECK(exact.unconverged == 0);
+  CHECK(exact.drift < 1e-6);
 }

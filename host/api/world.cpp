@@ -182,6 +182,8 @@ stagger::WorldOptions world_options(const Options& options, std::string& backend
   if (const char* exact = std::getenv("STAGGER_EXACT")) w.controls.exact_small_islands = std::atoi(exact) != 0;
   // STAGGER_EXACT_WINDOW=0: stalled small islands go to the exact solve only after the whole outer budget.
   if (const char* window = std::getenv("STAGGER_EXACT_WINDOW")) w.controls.exact_stall_window = std::atoi(window);
+  // STAGGER_EXACT_GPU=1: the CUDA backend also runs the exact solve (host copies of the islands it takes).
+  if (const char* gpu = std::getenv("STAGGER_EXACT_GPU")) w.controls.exact_on_device = std::atoi(gpu) != 0;
   // STAGGER_TRESCA_SWITCH_WINDOW=0: stalled structures stay with Staggered Projections (for comparison).
   if (const char* window = std::getenv("STAGGER_TRESCA_SWITCH_WINDOW"))
     w.controls.tresca_switch_window = std::atoi(window);

@@ -272,6 +272,20 @@ struct CudaExec : PlainContactLoops<CudaExec> {
     host.resize(a.size());
     thrust::copy(a.begin(), a.end(), host.begin());
   }
+  // n elements from device memory to the host's and back, after the stream's work (the exact solve's
+  // staging of the few islands it takes: each copy a few microseconds).
+  template <class T>
+  void copy_to_host(const T* from, std::size_t n, T* to) {
+    if (n == 0) return;
+    check(cudaStreamSynchronize(stream()));
+    check(cudaMemcpy(to, from, n * sizeof(T), cudaMemcpyDeviceToHost));
+  }
+  template <class T>
+  void copy_from_host(const T* from, std::size_t n, T* to) {
+    if (n == 0) return;
+    check(cudaMemcpyAsync(to, from, n * sizeof(T), cudaMemcpyHostToDevice, stream()));
+    check(cudaStreamSynchronize(stream()));  // the host buffer may go once this returns
+  }
 
   void check(cudaError_t e) {
     if (e != cudaSuccess) throw std::runtime_error(std::string("CUDA: ") + cudaGetErrorString(e));

@@ -124,6 +124,10 @@ struct SolveControls {
   // after max_outer_iterations; 0: only after them (STAGGER_EXACT_WINDOW). The window of 10 and why:
   // docs/method.md, "The early hand-off".
   int exact_stall_window = 10;
+  // The exact solve also on executors whose problem lives in device memory (the CUDA backend's): the
+  // islands it takes are copied to the host, solved there and their answers copied back. Off until a
+  // GPU session has run it (STAGGER_EXACT_GPU=1); the CPU executors always take this path, copies and all.
+  bool exact_on_device = false;
   // Under "auto", an island solved by Staggered Projections whose best error has not halved over this
   // many outer iterations (checked every this many, from twice this many on) goes on by the Tresca
   // fixed point from its best pair, unless the exact solve takes it (above): the staggered loop can

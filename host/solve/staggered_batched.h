@@ -55,7 +55,7 @@ struct StaggeredBatched {
   ProblemView<T> p_;                // points at problem_, or at the host problem itself
   int nt_ = 2;
   std::vector<ContactBlock> blocks_host_;
-  std::vector<int> island_contact_begin_host_;
+  std::vector<int> island_contact_begin_host_, island_body_begin_host_;
   Array<ContactBlock> blocks_;
   Array<int> island_block_begin_;
   // The working set of the first Coulomb QP of a step (SolveControls::working_set; "the working set",
@@ -88,7 +88,11 @@ struct StaggeredBatched {
   Array<int> hand_off_;
   Array<T> window_best_;
   int hand_off_window_ = 0;  // 0: no island hands off this solve
-  std::vector<char> exact_takes_;  // per island, this solve: exact_solve_takes (empty: no exact solve)
+  std::vector<int> exact_takes_;  // per island, this solve: exact_solve_takes (empty: no exact solve)
+  // The exact solve's device side: its per-island flags, and each contact's free velocity less its
+  // right-hand side (sized on first use, as sweep_), which the host's copies of an island read.
+  Array<int> exact_flags_;
+  Array<Vec3<T>> exact_q_;
   // The Tresca switch (tresca_switch): per island whether a stall moves it to the Tresca fixed point,
   // its best error when the current window began, and the islands switching now; the window (0: none
   // this solve) and the inner tolerance ratio a switched island takes.
@@ -227,6 +231,7 @@ struct StaggeredBatched {
     }
     island_block_begin[ni] = int(blocks_host_.size());
     island_contact_begin_host_ = problem.island_contact_begin;
+    island_body_begin_host_ = problem.island_body_begin;
     Exec::upload(blocks_host_, blocks_);
     Exec::upload(island_block_begin, island_block_begin_);
     exec.plan_islands(island_block_begin);
@@ -925,15 +930,20 @@ struct StaggeredBatched {
     if (warm_error) errors_of_warm_start(c.scale_warm_start);
     start_outer_loop();
     hand_off_window_ = 0;
-    // The scene's switch and the controls' (STAGGER_EXACT=0) both allow it.
-    [[maybe_unused]] const bool exact = c.exact_small_islands && s.exact_small_islands && !p_.pyramid && !p_.tangential_compliance;
+    // The scene's switch and the controls' (STAGGER_EXACT=0) both allow it; on the CUDA backend, also
+    // SolveControls::exact_on_device.
+    const bool exact = c.exact_small_islands && s.exact_small_islands && !p_.pyramid && !p_.tangential_compliance &&
+                       (Exec::kHostMemory || c.exact_on_device);
     exact_takes_.clear();
-    if constexpr (Exec::kPolish)
-      if (exact) {
-        exact_takes_.resize(p_.num_islands);
-        for (int i = 0; i < p_.num_islands; ++i) exact_takes_[i] = exact_solve_takes(i);
-        exact_hand_off(c);
-      }
+    if (exact) {
+      const ProblemView<T> p = p_;
+      Exec::fill(exact_flags_, p.num_islands, 0);
+      int* takes = ptr(exact_flags_);
+      exec.for_each(p.num_islands, [=] STAGGER_HD(int i) { takes[i] = exact_solve_takes(p, i); });
+      Exec::download(exact_flags_, exact_takes_);
+      exact_takes_.resize(p.num_islands);
+      exact_hand_off(c);
+    }
     plan_tresca_switch(c);
     trace(c, 0);
     for (int it = 1; it <= s.max_outer_iterations; ++it) {
@@ -967,8 +977,7 @@ struct StaggeredBatched {
       }
     }
     finish_outer_loop();
-    if constexpr (Exec::kPolish)
-      if (exact) exact_solves(c);
+    if (exact) exact_solves(c);
   }
 
   // Each granular island's warm start times the scale that minimizes its QP's objective along it
@@ -1026,10 +1035,9 @@ struct StaggeredBatched {
 
   // Whether the exact solve takes island i when the outer loop leaves it unconverged (exact_solves): at
   // most kGranularIslandContacts contacts, and exact_ccp_applies' rule (a Newton system of at most
-  // kExactMaxRows rows, friction on every contact). Host data: the executors with kPolish hold the
-  // problem in host memory.
-  bool exact_solve_takes(int i) const {
-    const ProblemView<T>& p = p_;
+  // kExactMaxRows rows, friction on every contact). An element function over islands: run where the
+  // problem lives.
+  static STAGGER_HD bool exact_solve_takes(const ProblemView<T>& p, int i) {
     const int begin = p.island_contact_begin[i], end = p.island_contact_begin[i + 1];
     const int bodies = p.island_body_begin[i + 1] - p.island_body_begin[i];
     if (end == begin || end - begin > kGranularIslandContacts || 6 * bodies > kExactMaxRows) return false;
@@ -1045,17 +1053,10 @@ struct StaggeredBatched {
   // exact solve then meets the tolerance in 8 interior-point iterations.
   void exact_hand_off(const SolveControls& c) {
     if (c.exact_stall_window <= 0) return;
-    const ProblemView<T> p = p_;
-    int* hand_off = ptr(hand_off_);
-    T* window_best = ptr(window_best_);
-    bool any = false;
-    for (int i = 0; i < p.num_islands; ++i) {
-      const bool applies = exact_takes_[i];
-      hand_off[i] = applies ? 1 : 0;
-      window_best[i] = std::numeric_limits<T>::infinity();
-      any = any || applies;
-    }
-    if (any) hand_off_window_ = c.exact_stall_window;
+    if (std::none_of(exact_takes_.begin(), exact_takes_.end(), [](int t) { return t != 0; })) return;
+    Exec::upload(exact_takes_, hand_off_);
+    Exec::fill(window_best_, p_.num_islands, std::numeric_limits<T>::infinity());
+    hand_off_window_ = c.exact_stall_window;
   }
 
   // The Tresca switch (SolveControls::tresca_switch_window; docs/method.md, "A stalled structure goes on
@@ -1115,113 +1116,187 @@ struct StaggeredBatched {
     if (c.trace_min_contacts > 0) std::fprintf(stderr, "  outer %d: stalled islands go on by the Tresca fixed point\n", iteration);
   }
 
-  // The exact solve of small islands (executors with kPolish: the CPU's; host/solve/exact_ccp.h). An
-  // island of at most kGranularIslandContacts contacts that ends the outer loop unconverged is solved
+  // The exact solve of small islands (host/solve/exact_ccp.h; on the CUDA backend only with
+  // SolveControls::exact_on_device). An island of at most kGranularIslandContacts contacts that ends the outer loop unconverged is solved
   // again from scratch, exactly: the relaxed problem by a primal-dual interior-point method, with
   // successive relaxation for sliding contacts (its first shift from the outer loop's answer where
   // that is the better one). On small, stiff, redundant structures (masonry: the
   // catenary arch) APGD's rate is what stalls the loop, a decade per sqrt(kappa) iterations with kappa near
   // 1e4-1e5, while the exact relaxed answer of a standing structure is already its Coulomb answer. The
   // island keeps whichever answer has the smaller natural-map error, measured as every answer is
-  // (errors_at_body_velocities).
+  // (errors_at_body_velocities). The solve itself runs on the host: each island's data is staged
+  // there (stage_island) on every executor, so the CPU's runs take the CUDA backend's path, copies and all.
   void exact_solves(const SolveControls& c) {
+    // The islands it takes that the outer loop left unconverged, found where the state lives.
     const ProblemView<T> p = p_;
-    IslandStats* stats = ptr(stats_);
-    const T *tolerance = ptr(tolerance_), *scale = ptr(scale_);
-    int* chosen = ptr(polished_);
-    int* solved = ptr(sweeping_);
+    const IslandStats* stats = ptr(stats_);
+    int* flags = ptr(exact_flags_);
+    exec.for_each(p.num_islands, [=] STAGGER_HD(int i) { flags[i] = flags[i] && !stats[i].converged; });
+    std::vector<int> flags_host;
+    Exec::download(exact_flags_, flags_host);
     std::vector<int> candidates;
-    for (int i = 0; i < p.num_islands; ++i) {
-      solved[i] = chosen[i] = 0;
-      if (!stats[i].converged && exact_takes_[i]) candidates.push_back(i);
-    }
+    for (int i = 0; i < p.num_islands; ++i)
+      if (flags_host[i]) candidates.push_back(i);
     if (candidates.empty()) return;
     if (!sweep_sized_) {
       Exec::fill(sweep_.alpha, p_.num_contacts, T(0));
       Exec::fill(sweep_.beta, size_t(p_.num_contacts) * nt_, T(0));
       sweep_sized_ = true;
     }
-    T *sa = ptr(sweep_.alpha), *sb = ptr(sweep_.beta);
-    const T *ca = ptr(cur_.alpha), *cb = ptr(cur_.beta);  // the outer loop's answer (finish_outer_loop)
-    const int* list = candidates.data();
-    const int trace_min = c.trace_min_contacts;
-    // One island per element, on the threads: each is milliseconds of interior-point iterations,
-    // always worth one.
-    exec.for_each(
-        int(candidates.size()),
-        [=](int j) {
-          const int i = list[j];
-          const int begin = p.island_contact_begin[i], end = p.island_contact_begin[i + 1];
-          const int first_body = p.island_body_begin[i], nb = p.island_body_begin[i + 1] - first_body;
-          std::vector<ExactContact> contacts(end - begin);
-          for (int k = begin; k < end; ++k) {
-            ExactContact& e = contacts[k - begin];
-            e.a = p.slot_a[k] >= 0 ? p.slot_a[k] - first_body : -1;
-            e.b = p.slot_b[k] >= 0 ? p.slot_b[k] - first_body : -1;
-            const Vec3<T> frame[5] = {p.normal[k], p.tangent1[k], p.tangent2[k], p.r_a[k], p.r_b[k]};
-            double* out[5] = {e.n, e.t1, e.t2, e.ra, e.rb};
-            for (int f = 0; f < 5; ++f) {
-              out[f][0] = double(frame[f].x);
-              out[f][1] = double(frame[f].y);
-              out[f][2] = double(frame[f].z);
-            }
-            e.mu = double(p.mu[k]);
-            e.residual_weight = p.residual_weight ? double(p.residual_weight[k]) : 1.0;
-            e.compliance = p.compliance ? double(p.compliance[k]) : 0.0;
-            const Vec3<T> free = contact_velocity(p, k, p.v_pred, p.w_pred);
-            e.q[0] = double(free.x - p.rhs[k]);
-            e.q[1] = double(free.y);
-            e.q[2] = double(free.z);
-            e.start[0] = double(ca[k]);
-            e.start[1] = double(cb[2 * k]);
-            e.start[2] = double(cb[2 * k + 1]);
-          }
-          std::vector<ExactBody> bodies(nb);
-          for (int b = 0; b < nb; ++b) {
-            const int s = first_body + b;
-            bodies[b].inv_mass = double(p.inv_mass[s]);
-            const Mat3<T>& m = p.inv_inertia[s];
-            const Vec3<T> r[3] = {m.r0, m.r1, m.r2};
-            for (int row = 0; row < 3; ++row) {
-              bodies[b].inv_inertia[3 * row] = double(r[row].x);
-              bodies[b].inv_inertia[3 * row + 1] = double(r[row].y);
-              bodies[b].inv_inertia[3 * row + 2] = double(r[row].z);
-            }
-          }
-          if (!exact_ccp_applies(contacts, nb)) return;
-          ExactCcpSettings settings;
-          settings.tolerance = 0.5 * double(tolerance[i]);  // a margin for the error measured from the bodies
-          settings.scale = double(scale[i]);
-          std::vector<double> x;
-          const ExactCcpResult r = solve_exact_ccp(contacts, bodies, settings, x);
-          stats[i].newton_steps = r.newton;
-          if (trace_min > 0 && end - begin >= trace_min)
-            std::fprintf(stderr, "exact solve: island %d (%d contacts): outer loop's error %.3e, exact %.3e after %d relaxed solves, %d Newton steps\n",
-                         i, end - begin, double(stats[i].error), r.error, r.solves, r.newton);
-          if (!r.solved) return;
-          for (int k = begin; k < end; ++k) {
-            sa[k] = T(x[3 * (k - begin)]);
-            sb[2 * k] = T(x[3 * (k - begin) + 1]);
-            sb[2 * k + 1] = T(x[3 * (k - begin) + 2]);
-          }
-          solved[i] = 1;
-        },
-        1LL << 40);
+    // Each contact's free velocity less its right-hand side, where the problem lives (the element
+    // function every backend uses), for the host's copies below.
+    if (exact_q_.size() != size_t(p.num_contacts)) Exec::fill(exact_q_, p.num_contacts, Vec3<T>{});
+    Vec3<T>* q = ptr(exact_q_);
+    for_contacts(exact_flags_, [=] STAGGER_HD(int k) {
+      const Vec3<T> free = contact_velocity(p, k, p.v_pred, p.w_pred);
+      q[k] = {free.x - p.rhs[k], free.y, free.z};
+    });
+    std::vector<IslandStats> stats_host;
+    std::vector<T> tolerance, scale;
+    Exec::download(stats_, stats_host);
+    Exec::download(tolerance_, tolerance);
+    Exec::download(scale_, scale);
+    // Host copies of the candidates' islands (staged: on the CPU executors a copy as well), each
+    // solved on the host, its answer into sweep_'s range of its contacts.
+    const int n = int(candidates.size());
+    std::vector<int> applied(n, 0), solved(n, 0), newton(n, 0);
+    std::vector<double> exact_error(n, 0.0);
+    std::vector<int> relaxations(n, 0);
+    std::vector<std::vector<double>> answers(n);
+    std::vector<StagedIsland> staged(n);
+    for (int j = 0; j < n; ++j) stage_island(candidates[j], staged[j]);
+    const auto solve_one = [&](int j) {
+      const StagedIsland& d = staged[j];
+      const int i = candidates[j];
+      const int nc = int(d.mu.size()), nb = int(d.inv_mass.size());
+      std::vector<ExactContact> contacts(nc);
+      for (int k = 0; k < nc; ++k) {
+        ExactContact& e = contacts[k];
+        e.a = d.slot_a[k] >= 0 ? d.slot_a[k] - d.first_body : -1;
+        e.b = d.slot_b[k] >= 0 ? d.slot_b[k] - d.first_body : -1;
+        const Vec3<T> frame[5] = {d.normal[k], d.tangent1[k], d.tangent2[k], d.r_a[k], d.r_b[k]};
+        double* out[5] = {e.n, e.t1, e.t2, e.ra, e.rb};
+        for (int f = 0; f < 5; ++f) {
+          out[f][0] = double(frame[f].x);
+          out[f][1] = double(frame[f].y);
+          out[f][2] = double(frame[f].z);
+        }
+        e.mu = double(d.mu[k]);
+        e.residual_weight = d.residual_weight.empty() ? 1.0 : double(d.residual_weight[k]);
+        e.compliance = d.compliance.empty() ? 0.0 : double(d.compliance[k]);
+        e.q[0] = double(d.q[k].x);
+        e.q[1] = double(d.q[k].y);
+        e.q[2] = double(d.q[k].z);
+        e.start[0] = double(d.alpha[k]);
+        e.start[1] = double(d.beta[2 * k]);
+        e.start[2] = double(d.beta[2 * k + 1]);
+      }
+      std::vector<ExactBody> bodies(nb);
+      for (int b = 0; b < nb; ++b) {
+        bodies[b].inv_mass = double(d.inv_mass[b]);
+        const Mat3<T>& m = d.inv_inertia[b];
+        const Vec3<T> r[3] = {m.r0, m.r1, m.r2};
+        for (int row = 0; row < 3; ++row) {
+          bodies[b].inv_inertia[3 * row] = double(r[row].x);
+          bodies[b].inv_inertia[3 * row + 1] = double(r[row].y);
+          bodies[b].inv_inertia[3 * row + 2] = double(r[row].z);
+        }
+      }
+      if (!exact_ccp_applies(contacts, nb)) return;
+      applied[j] = 1;
+      ExactCcpSettings settings;
+      settings.tolerance = 0.5 * double(tolerance[i]);  // a margin for the error measured from the bodies
+      settings.scale = double(scale[i]);
+      const ExactCcpResult r = solve_exact_ccp(contacts, bodies, settings, answers[j]);
+      newton[j] = r.newton;
+      exact_error[j] = r.error;
+      relaxations[j] = r.solves;
+      solved[j] = r.solved;
+    };
+    // One island per element, on the host's threads where the executor's are the host's: each is
+    // milliseconds of interior-point iterations, always worth one.
+    if constexpr (Exec::kHostMemory)
+      exec.for_each(n, solve_one, 1LL << 40);
+    else
+      for (int j = 0; j < n; ++j) solve_one(j);
+    std::vector<int> solved_islands(p.num_islands, 0);
     bool any = false;
-    for (int i : candidates) any = any || solved[i];
+    for (int j = 0; j < n; ++j) {
+      const int i = candidates[j];
+      stats_host[i].newton_steps = newton[j];
+      if (applied[j] && c.trace_min_contacts > 0 && int(staged[j].mu.size()) >= c.trace_min_contacts)
+        std::fprintf(stderr, "exact solve: island %d (%d contacts): outer loop's error %.3e, exact %.3e after %d relaxed solves, %d Newton steps\n",
+                     i, int(staged[j].mu.size()), double(stats_host[i].error), exact_error[j], relaxations[j], newton[j]);
+      if (!solved[j]) continue;
+      const int begin = island_contact_begin_host_[i], nc = island_contact_begin_host_[i + 1] - begin;
+      std::vector<T> a(nc), b(2 * size_t(nc));
+      for (int k = 0; k < nc; ++k) {
+        a[k] = T(answers[j][3 * k]);
+        b[2 * k] = T(answers[j][3 * k + 1]);
+        b[2 * k + 1] = T(answers[j][3 * k + 2]);
+      }
+      exec.copy_from_host(a.data(), a.size(), ptr(sweep_.alpha) + begin);
+      exec.copy_from_host(b.data(), b.size(), ptr(sweep_.beta) + 2 * size_t(begin));
+      solved_islands[i] = 1;
+      any = true;
+    }
+    Exec::upload(stats_host, stats_);  // the Newton steps
     if (!any) return;
+    Exec::upload(solved_islands, sweeping_);
     impulses(sweep_, sweeping_);
     velocities_from_impulses(sweeping_);
     with_friction_view([&](const auto& view) { errors_at_body_velocities(view, sweep_, sweeping_, sweep_error_); });
-    const T* exact_error = ptr(sweep_error_);
-    for (int i = 0; i < p.num_islands; ++i) {
-      if (!solved[i] || !(exact_error[i] < T(stats[i].error))) continue;
+    // The island keeps whichever answer has the smaller error, each measured from its bodies' velocities.
+    const T* measured = ptr(sweep_error_);
+    const T* tol = ptr(tolerance_);
+    const int* took = ptr(sweeping_);
+    int* chosen = ptr(polished_);
+    IslandStats* st = ptr(stats_);
+    exec.for_each(p.num_islands, [=] STAGGER_HD(int i) {
+      chosen[i] = 0;
+      if (!took[i] || !(measured[i] < T(st[i].error))) return;
       chosen[i] = 1;
-      stats[i].error = double(exact_error[i]);
-      stats[i].converged = exact_error[i] <= tolerance[i];
-    }
+      st[i].error = double(measured[i]);
+      st[i].converged = measured[i] <= tol[i];
+    });
     copy_island_unknowns(sweep_, cur_, polished_);
   }
+
+  // Host copies of island i's problem data and of the outer loop's answer on it (cur_, left there by
+  // finish_outer_loop), for its exact solve: the contacts and bodies of an island are contiguous.
+  struct StagedIsland {
+    int first_body = 0;
+    std::vector<int> slot_a, slot_b;
+    std::vector<Vec3<T>> normal, tangent1, tangent2, r_a, r_b, q;
+    std::vector<T> mu, residual_weight, compliance, alpha, beta, inv_mass;
+    std::vector<Mat3<T>> inv_inertia;
+  };
+  void stage_island(int i, StagedIsland& d) {
+    const ProblemView<T>& p = p_;
+    const int begin = island_contact_begin_host_[i], nc = island_contact_begin_host_[i + 1] - begin;
+    const int first = island_body_begin_host_[i], nb = island_body_begin_host_[i + 1] - first;
+    d.first_body = first;
+    const auto range = [&](auto* from, std::size_t offset, std::size_t n, auto& to) {
+      to.resize(n);
+      exec.copy_to_host(from + offset, n, to.data());
+    };
+    range(p.slot_a, begin, nc, d.slot_a);
+    range(p.slot_b, begin, nc, d.slot_b);
+    range(p.normal, begin, nc, d.normal);
+    range(p.tangent1, begin, nc, d.tangent1);
+    range(p.tangent2, begin, nc, d.tangent2);
+    range(p.r_a, begin, nc, d.r_a);
+    range(p.r_b, begin, nc, d.r_b);
+    range(static_cast<const Vec3<T>*>(ptr(exact_q_)), begin, nc, d.q);
+    range(p.mu, begin, nc, d.mu);
+    if (p.residual_weight) range(p.residual_weight, begin, nc, d.residual_weight);
+    if (p.compliance) range(p.compliance, begin, nc, d.compliance);
+    range(static_cast<const T*>(ptr(cur_.alpha)), begin, nc, d.alpha);
+    range(static_cast<const T*>(ptr(cur_.beta)), 2 * std::size_t(begin), 2 * std::size_t(nc), d.beta);
+    range(p.inv_mass, first, nb, d.inv_mass);
+    range(p.inv_inertia, first, nb, d.inv_inertia);
+  }
+
 
   // The polish (executors with kPolish: the CPU's). Near the answer the outer map can stop
   // contracting on densely coupled islands: on the pouring pile's island (docs/benchmarks.md) the

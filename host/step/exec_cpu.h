@@ -71,6 +71,11 @@ struct CpuExec : PlainContactLoops<CpuExec> {
   static void upload(const std::vector<T>& host, Array<T>& a) { a = host; }
   template <class T>
   static void download(const Array<T>& a, std::vector<T>& host) { host = a; }
+  // n elements from the executor's memory to the host's and back (the exact solve's staging; here a copy).
+  template <class T>
+  void copy_to_host(const T* from, std::size_t n, T* to) { std::copy_n(from, n, to); }
+  template <class T>
+  void copy_from_host(const T* from, std::size_t n, T* to) { std::copy_n(from, n, to); }
 
   // f(i) for i in [0, n); `work`: how many elements the n calls touch in all, when more than n
   // (a body's call reads all its contacts).

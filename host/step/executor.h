@@ -5,6 +5,7 @@
 //   template <class T> using Array       arrays of T where the executor's loops can read them
 //   static T* ptr(Array<T>&)             their raw pointers, captured by the loop bodies
 //   static fill / upload / download      whole-array assignment and host transfers
+//   copy_to_host / copy_from_host(from, n, to)   n elements between the arrays' memory and the host's
 //   kHostMemory                          whether the arrays are host memory (a double solve then
 //                                        reads the host problem in place)
 //   block_size(), loop_check_interval()  contacts per ContactBlock; APGD iterations between checks of
