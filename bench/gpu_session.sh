@@ -213,17 +213,22 @@ if want exact; then
   # Measured on the CPU twin (bench/results/epyc-2core_cpu/exact_on_device_gpu_path.csv): the bunny drop
   # 85% -> 99.5% of steps converged, the box bin 45% -> 98%, the arch 9% -> 100%. Here: the same on the GPU.
   mkdir -p "$gpu_dir"
+  if ! grep -qa STAGGER_EXACT_GPU "$build/stagger"; then
+    skip "this build's stagger predates STAGGER_EXACT_GPU (rebuild the pack: bench/gpu_pack.sh)"
+    runs=""
+  else
+    runs="scenes/bunny_drop_2000.json:200 bench/scenes/mesh_cubes_bin.json:600 bench/scenes/boxes_bin.json:600 scenes/validation/catenary_arch.json:500"
+  fi
   csv="$gpu_dir/exact_on_device.csv"
-  [ -e "$csv" ] || echo "commit,scene,steps,exact_gpu,converged_fraction,unconverged_steps,apgd_per_step,wall_s,max_penetration" > "$csv"
-  for run in "scenes/bunny_drop_2000.json 200" "bench/scenes/mesh_cubes_bin.json 600" "bench/scenes/boxes_bin.json 600" \
-             "scenes/validation/catenary_arch.json 500"; do
-    set -- $run
+  [ -e "$csv" ] || [ -z "$runs" ] || echo "commit,scene,steps,exact_gpu,converged_fraction,unconverged_steps,apgd_per_step,wall_s,max_penetration" > "$csv"
+  for run in $runs; do
+    set -- ${run%%:*} ${run##*:}
     for e in 0 1; do
       rm -rf /tmp/exact_run
       STAGGER_EXACT_GPU=$e timeout "$(limit 60)" "$build/stagger" run "$1" --backend cuda --steps "$2" --quiet --out /tmp/exact_run \
         > /dev/null 2>> "$out/exact.log" || { say "$1 exact_gpu=$e: stopped"; continue; }
       python3 -c "import json, sys; d = json.load(open('/tmp/exact_run/summary.json')); print('%s,%s,%d,%s,%.4f,%d,%.1f,%.2f,%.3g' % (sys.argv[1], d['scene'], d['steps'], sys.argv[2], d['converged_fraction'], d['unconverged_steps'], d['apgd_iterations_per_step'], d['wall_seconds'], d['max_penetration']))" \
-        "$(cat .gpu/x/commit 2>/dev/null || git rev-parse --short HEAD)" $e | tee -a "$csv" | tee -a "$out/session.log"
+        "$(cat .gpu/x/commit 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)" $e | tee -a "$csv" | tee -a "$out/session.log"
     done
   done
 fi
