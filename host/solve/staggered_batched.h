@@ -1067,7 +1067,8 @@ struct StaggeredBatched {
   // settles each contact's normal and friction impulses together, converges every step in 1.4 outer
   // iterations and holds the stack. So such an island goes on by the Tresca fixed point from its best
   // pair once its best error has not halved over a window of outer iterations. The islands the exact
-  // solve takes (CPU executors) keep their early hand-off to it instead, which is faster still.
+  // solve takes (CPU executors; the CUDA backend's with exact_on_device) keep their early hand-off to
+  // it instead, which is faster still.
   void plan_tresca_switch(const SolveControls& c) {
     switch_window_ = 0;
     if (c.tresca_switch_window <= 0) return;
