@@ -149,10 +149,8 @@ if want tests; then
   exclude='^$'
   [ -e .gpu/x/build_dir ] && exclude='^python: |^example: .*\.py'
   t=$(limit 480)  # the GPU tests run one at a time (tests/gpu_lock.h): several minutes together
-  # A test past 180 s fails rather than holding the GPU lock from the tests behind it (at 6d6cf60 one
-  # test that did not end kept every [CUDA backend] test from running).
   (STAGGER_REQUIRE_GPU=$gpu OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive timeout "$t" ctest --test-dir "$build" --output-on-failure \
-    -j "$(nproc)" --timeout 180 -E "$exclude" > "$out/ctest.log" 2>&1; echo "   ctest: exit $?" >> "$out/ctest.log") &
+    -j "$(nproc)" --timeout 600 -E "$exclude" > "$out/ctest.log" 2>&1; echo "   ctest: exit $?" >> "$out/ctest.log") &
   ctest_pid=$!
 fi
 
