@@ -1160,59 +1160,21 @@ struct StaggeredBatched {
     // Host copies of the candidates' islands (staged: on the CPU executors a copy as well), each
     // solved on the host, its answer into sweep_'s range of its contacts.
     const int n = int(candidates.size());
-    std::vector<int> applied(n, 0), solved(n, 0), newton(n, 0);
-    std::vector<double> exact_error(n, 0.0);
-    std::vector<int> relaxations(n, 0);
-    std::vector<std::vector<double>> answers(n);
     std::vector<StagedIsland> staged(n);
     for (int j = 0; j < n; ++j) stage_island(candidates[j], staged[j]);
+    std::vector<ExactOutcome> outcome(n);
     const auto solve_one = [&](int j) {
-      const StagedIsland& d = staged[j];
       const int i = candidates[j];
-      const int nc = int(d.mu.size()), nb = int(d.inv_mass.size());
-      std::vector<ExactContact> contacts(nc);
-      for (int k = 0; k < nc; ++k) {
-        ExactContact& e = contacts[k];
-        e.a = d.slot_a[k] >= 0 ? d.slot_a[k] - d.first_body : -1;
-        e.b = d.slot_b[k] >= 0 ? d.slot_b[k] - d.first_body : -1;
-        const Vec3<T> frame[5] = {d.normal[k], d.tangent1[k], d.tangent2[k], d.r_a[k], d.r_b[k]};
-        double* out[5] = {e.n, e.t1, e.t2, e.ra, e.rb};
-        for (int f = 0; f < 5; ++f) {
-          out[f][0] = double(frame[f].x);
-          out[f][1] = double(frame[f].y);
-          out[f][2] = double(frame[f].z);
-        }
-        e.mu = double(d.mu[k]);
-        e.residual_weight = d.residual_weight.empty() ? 1.0 : double(d.residual_weight[k]);
-        e.compliance = d.compliance.empty() ? 0.0 : double(d.compliance[k]);
-        e.q[0] = double(d.q[k].x);
-        e.q[1] = double(d.q[k].y);
-        e.q[2] = double(d.q[k].z);
-        e.start[0] = double(d.alpha[k]);
-        e.start[1] = double(d.beta[2 * k]);
-        e.start[2] = double(d.beta[2 * k + 1]);
-      }
-      std::vector<ExactBody> bodies(nb);
-      for (int b = 0; b < nb; ++b) {
-        bodies[b].inv_mass = double(d.inv_mass[b]);
-        const Mat3<T>& m = d.inv_inertia[b];
-        const Vec3<T> r[3] = {m.r0, m.r1, m.r2};
-        for (int row = 0; row < 3; ++row) {
-          bodies[b].inv_inertia[3 * row] = double(r[row].x);
-          bodies[b].inv_inertia[3 * row + 1] = double(r[row].y);
-          bodies[b].inv_inertia[3 * row + 2] = double(r[row].z);
-        }
-      }
-      if (!exact_ccp_applies(contacts, nb)) return;
-      applied[j] = 1;
+      std::vector<ExactContact> contacts;
+      std::vector<ExactBody> bodies;
+      exact_inputs(staged[j], contacts, bodies);
+      if (!exact_ccp_applies(contacts, int(bodies.size()))) return;
       ExactCcpSettings settings;
       settings.tolerance = 0.5 * double(tolerance[i]);  // a margin for the error measured from the bodies
       settings.scale = double(scale[i]);
-      const ExactCcpResult r = solve_exact_ccp(contacts, bodies, settings, answers[j]);
-      newton[j] = r.newton;
-      exact_error[j] = r.error;
-      relaxations[j] = r.solves;
-      solved[j] = r.solved;
+      ExactOutcome& o = outcome[j];
+      o.applied = true;
+      o.result = solve_exact_ccp(contacts, bodies, settings, o.x);
     };
     // One island per element, on the host's threads where the executor's are the host's: each is
     // milliseconds of interior-point iterations, always worth one.
@@ -1223,19 +1185,20 @@ struct StaggeredBatched {
     std::vector<int> solved_islands(p.num_islands, 0);
     bool any = false;
     for (int j = 0; j < n; ++j) {
-      const int i = candidates[j];
-      stats_host[i].newton_steps = newton[j];
-      if (applied[j] && c.trace_min_contacts > 0 && int(staged[j].mu.size()) >= c.trace_min_contacts)
+      const int i = candidates[j], nc = int(staged[j].mu.size());
+      const ExactOutcome& o = outcome[j];
+      stats_host[i].newton_steps = o.result.newton;
+      if (o.applied && c.trace_min_contacts > 0 && nc >= c.trace_min_contacts)
         std::fprintf(stderr, "exact solve: island %d (%d contacts): outer loop's error %.3e, exact %.3e after %d relaxed solves, %d Newton steps\n",
-                     i, int(staged[j].mu.size()), double(stats_host[i].error), exact_error[j], relaxations[j], newton[j]);
-      if (!solved[j]) continue;
-      const int begin = island_contact_begin_host_[i], nc = island_contact_begin_host_[i + 1] - begin;
+                     i, nc, double(stats_host[i].error), o.result.error, o.result.solves, o.result.newton);
+      if (!o.applied || !o.result.solved) continue;
       std::vector<T> a(nc), b(2 * size_t(nc));
       for (int k = 0; k < nc; ++k) {
-        a[k] = T(answers[j][3 * k]);
-        b[2 * k] = T(answers[j][3 * k + 1]);
-        b[2 * k + 1] = T(answers[j][3 * k + 2]);
+        a[k] = T(o.x[3 * k]);
+        b[2 * k] = T(o.x[3 * k + 1]);
+        b[2 * k + 1] = T(o.x[3 * k + 2]);
       }
+      const int begin = island_contact_begin_host_[i];
       exec.copy_from_host(a.data(), a.size(), ptr(sweep_.alpha) + begin);
       exec.copy_from_host(b.data(), b.size(), ptr(sweep_.beta) + 2 * size_t(begin));
       solved_islands[i] = 1;
@@ -1297,6 +1260,51 @@ struct StaggeredBatched {
     range(p.inv_mass, first, nb, d.inv_mass);
     range(p.inv_inertia, first, nb, d.inv_inertia);
   }
+  // What the exact solve of one staged island returned (applied: exact_ccp_applies took it).
+  struct ExactOutcome {
+    bool applied = false;
+    ExactCcpResult result{};
+    std::vector<double> x;
+  };
+
+  // The exact solve's inputs from a staged island, in double, bodies numbered from the island's first.
+  static void exact_inputs(const StagedIsland& d, std::vector<ExactContact>& contacts, std::vector<ExactBody>& bodies) {
+    const int nc = int(d.mu.size()), nb = int(d.inv_mass.size());
+    contacts.assign(nc, ExactContact{});
+    for (int k = 0; k < nc; ++k) {
+      ExactContact& e = contacts[k];
+      e.a = d.slot_a[k] >= 0 ? d.slot_a[k] - d.first_body : -1;
+      e.b = d.slot_b[k] >= 0 ? d.slot_b[k] - d.first_body : -1;
+      const Vec3<T> frame[5] = {d.normal[k], d.tangent1[k], d.tangent2[k], d.r_a[k], d.r_b[k]};
+      double* out[5] = {e.n, e.t1, e.t2, e.ra, e.rb};
+      for (int f = 0; f < 5; ++f) {
+        out[f][0] = double(frame[f].x);
+        out[f][1] = double(frame[f].y);
+        out[f][2] = double(frame[f].z);
+      }
+      e.mu = double(d.mu[k]);
+      e.residual_weight = d.residual_weight.empty() ? 1.0 : double(d.residual_weight[k]);
+      e.compliance = d.compliance.empty() ? 0.0 : double(d.compliance[k]);
+      e.q[0] = double(d.q[k].x);
+      e.q[1] = double(d.q[k].y);
+      e.q[2] = double(d.q[k].z);
+      e.start[0] = double(d.alpha[k]);
+      e.start[1] = double(d.beta[2 * k]);
+      e.start[2] = double(d.beta[2 * k + 1]);
+    }
+    bodies.assign(nb, ExactBody{});
+    for (int b = 0; b < nb; ++b) {
+      bodies[b].inv_mass = double(d.inv_mass[b]);
+      const Mat3<T>& m = d.inv_inertia[b];
+      const Vec3<T> r[3] = {m.r0, m.r1, m.r2};
+      for (int row = 0; row < 3; ++row) {
+        bodies[b].inv_inertia[3 * row] = double(r[row].x);
+        bodies[b].inv_inertia[3 * row + 1] = double(r[row].y);
+        bodies[b].inv_inertia[3 * row + 2] = double(r[row].z);
+      }
+    }
+  }
+
 
 
   // The polish (executors with kPolish: the CPU's). Near the answer the outer map can stop
