@@ -125,8 +125,10 @@ struct SolveControls {
   // docs/method.md, "The early hand-off".
   int exact_stall_window = 10;
   // The exact solve also on executors whose problem lives in device memory (the CUDA backend's): the
-  // islands it takes are copied to the host, solved there and their answers copied back. Off until a
-  // GPU session has run it (STAGGER_EXACT_GPU=1); the CPU executors always take this path, copies and all.
+  // islands it takes are copied to the host, solved there and their answers copied back
+  // (STAGGER_EXACT_GPU=1; run on an H200 at 1b45475, bench/results/h200_cuda/exact_on_device.csv). Off by
+  // default while the CUDA tests that compare with the CPU assume no exact solve. The CPU executors
+  // always take this path, copies and all.
   bool exact_on_device = false;
   // Under "auto", an island solved by Staggered Projections whose best error has not halved over this
   // many outer iterations (checked every this many, from twice this many on) goes on by the Tresca
